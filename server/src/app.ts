@@ -1,0 +1,49 @@
+/**
+ * The Express application: body parsing (1 MiB), request logging, API-key auth, the per-key rate limit, the
+ * `/v1/ext` routers, the admin API and the problem-details error renderer. No listening here (see server.ts).
+ */
+import express, { type Express } from "express";
+import { pinoHttp } from "pino-http";
+import { MAX_BODY_BYTES } from "@stageline/shared";
+import type { AppContext } from "./context";
+import { requireAuth, resolveApiKey } from "./http/auth";
+import { notFoundHandler } from "./http/not-found";
+import { renderProblem } from "./http/problem";
+import { rateLimitMiddleware } from "./http/rate-limit";
+import { adminRouter } from "./admin/admin-routes";
+import { itemsRouter } from "./routes/items";
+import { meRouter } from "./routes/me";
+import { pipelinesRouter } from "./routes/pipelines";
+import { tasksRouter } from "./routes/tasks";
+import { webhooksRouter } from "./routes/webhooks";
+
+/** Builds the app for `ctx`. */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", "loopback");
+  app.set("json spaces", 0);
+  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
+  app.get("/health", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+
+  app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));
+
+  const ext = express.Router();
+  ext.use(resolveApiKey(ctx.prisma));
+  ext.use(rateLimitMiddleware(ctx.prisma, ctx.rateLimit));
+  ext.use(requireAuth);
+  ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true }));
+  ext.use(meRouter(ctx));
+  ext.use(pipelinesRouter(ctx));
+  ext.use(itemsRouter(ctx));
+  ext.use(tasksRouter(ctx));
+  ext.use(webhooksRouter(ctx));
+  ext.use(notFoundHandler);
+  app.use("/v1/ext", ext);
+
+  app.use(notFoundHandler);
+  app.use(renderProblem(ctx.logger));
+  return app;
+}

@@ -1,0 +1,44 @@
+/**
+ * Server configuration, read once from the environment.
+ *
+ * | variable      | default                | meaning                                                         |
+ * |---------------|------------------------|-----------------------------------------------------------------|
+ * | PORT          | 3000                   | HTTP port (0 = ephemeral)                                       |
+ * | HOST          | 0.0.0.0                | listen address                                                  |
+ * | DATABASE_URL  | unset                  | `postgresql://...` (optional `?schema=name`); unset = PGlite    |
+ * | DATA_DIR      | ./data                 | PGlite data directory and the admin handshake file              |
+ * | NODE_ENV      | development            | production / development / test (CONTRACT.md: target URL rules) |
+ * | LOG_LEVEL     | info (silent in test)  | pino level                                                      |
+ * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
+ */
+export type Mode = "production" | "development" | "test";
+
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string, or undefined for the embedded PGlite database. */
+  databaseUrl?: string;
+  /** PGlite data directory; `memory://` keeps the database in memory (tests). */
+  dataDir: string;
+  mode: Mode;
+  logLevel: string;
+  seedDemo: boolean;
+}
+
+/** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rawMode = env.NODE_ENV ?? "development";
+  if (!["production", "development", "test"].includes(rawMode)) {
+    throw new Error(`NODE_ENV must be production, development or test (got "${rawMode}")`);
+  }
+  const mode = rawMode as Mode;
+  return {
+    port: env.PORT !== undefined ? Number(env.PORT) : 3000,
+    host: env.HOST ?? "0.0.0.0",
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? "./data",
+    mode,
+    logLevel: env.LOG_LEVEL ?? (mode === "test" ? "silent" : "info"),
+    seedDemo: (env.SEED_DEMO ?? "true") !== "false",
+  };
+}

@@ -1,0 +1,18 @@
+/** What every router and service receives: the database, configuration, logger and the outbox wake-up. */
+import type { Logger } from "pino";
+import type { Config } from "./config/config";
+import type { Database } from "./db/database";
+import type { PrismaClient } from "./generated/prisma/client";
+
+export interface AppContext {
+  db: Database;
+  prisma: PrismaClient;
+  config: Config;
+  logger: Logger;
+  /** Called after a transaction that wrote outbox events commits: wakes the webhook dispatcher at once. */
+  eventsCommitted: () => void;
+  /** Token that authorises the admin API (`/admin`, used by the admin CLI while the server runs). */
+  adminToken: string;
+  /** Requests per API key per 60 s (the contract's 60 unless raised for benchmarks via RATE_LIMIT_PER_MINUTE). */
+  rateLimit: number;
+}

@@ -1,0 +1,96 @@
+/**
+ * Opens the database: the embedded PGlite default, or PostgreSQL when a `postgresql://` URL is given.
+ * Both are reached through one Prisma client (driver adapters), so every query in `db/` runs on either.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { PrismaClient } from "../generated/prisma/client";
+
+export type DatabaseKind = "pglite" | "postgres";
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: DatabaseKind;
+  /** Runs a multi-statement SQL script as one query (migrations; `$$` bodies stay intact). */
+  executeScript(sql: string): Promise<void>;
+  /** For PostgreSQL: the pg pool (LISTEN/NOTIFY needs a dedicated client). Undefined on PGlite. */
+  pgPool?: import("pg").Pool;
+  /** PostgreSQL schema in use ("public" unless `?schema=` was given). */
+  schema: string;
+  /** Disconnects Prisma and closes PGlite / the pg pool. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** PGlite data directory, or `memory://` for an in-memory database. */
+  dataDir: string;
+}
+
+/**
+ * Opens PGlite (when `databaseUrl` is unset) or PostgreSQL. A `?schema=NAME` query parameter on the URL selects
+ * (and creates) a schema, so test runs can each use a fresh one on a shared server.
+ * @throws when the database cannot be reached.
+ */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PrismaPGlite } = await import("pglite-prisma-adapter");
+  const inMemory = dataDir === "memory://" || dataDir === "";
+  const dir = inMemory ? undefined : path.resolve(dataDir, "pglite");
+  if (dir) fs.mkdirSync(dir, { recursive: true });
+  const pglite = dir ? new PGlite(dir) : new PGlite();
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  let closed = false;
+  return {
+    prisma,
+    kind: "pglite",
+    schema: "public",
+    executeScript: async (sql) => {
+      await pglite.exec(sql);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(databaseUrl: string): Promise<Database> {
+  const pg = await import("pg");
+  const { PrismaPg } = await import("@prisma/adapter-pg");
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get("schema") ?? "public";
+  url.searchParams.delete("schema");
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name in DATABASE_URL: ${schema}`);
+  const pool = new pg.Pool({
+    connectionString: url.toString(),
+    max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    options: `-c search_path="${schema}"`,
+  });
+  pool.on("error", () => undefined); // idle-client errors surface on the next query instead of crashing
+  await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  let closed = false;
+  return {
+    prisma,
+    kind: "postgres",
+    schema,
+    pgPool: pool,
+    executeScript: async (sql) => {
+      await pool.query(sql);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await prisma.$disconnect();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * API-key authentication (spec "Authentication"): `resolveApiKey` looks the `x-api-key` header up and stores either
+ * `req.auth` or the failure; `requireAuth` (after the rate limiter, so failed requests are counted and carry
+ * RateLimit headers) raises the 401/402; `requireScope` raises 403.
+ */
+import type { RequestHandler } from "express";
+import type { Scope } from "@stageline/shared";
+import type { PrismaClient } from "../generated/prisma/client";
+import { assertScope, authenticate, type AuthContext } from "../services/api-keys";
+import { problem, ProblemError } from "./problem";
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      auth?: AuthContext;
+      authError?: ProblemError;
+    }
+  }
+}
+
+/** Resolves the key; never fails the request itself (except on database errors). */
+export function resolveApiKey(prisma: PrismaClient): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      req.auth = await authenticate(prisma, req.header("x-api-key"));
+    } catch (err) {
+      if (err instanceof ProblemError) req.authError = err;
+      else return next(err);
+    }
+    next();
+  };
+}
+
+/** Fails with the stored 401/402 problem when the key did not authenticate. */
+export const requireAuth: RequestHandler = (req, _res, next) => {
+  if (req.auth) return next();
+  next(req.authError ?? problem("invalid_api_key", "Send your API key in the x-api-key header."));
+};
+
+/** Requires one of the scopes (403 `insufficient_scope` otherwise). */
+export function requireScope(...anyOf: Scope[]): RequestHandler {
+  return (req, _res, next) => {
+    assertScope(req.auth!, anyOf);
+    next();
+  };
+}
+
+/** The authenticated context of a request that passed `requireAuth`. */
+export function authOf(req: Express.Request): AuthContext {
+  if (!req.auth) throw new Error("authOf() called on an unauthenticated request");
+  return req.auth;
+}

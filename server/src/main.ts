@@ -1,0 +1,35 @@
+/**
+ * `npm start`: starts the server from the environment (see config/config.ts), prints the demo API key when the
+ * database was empty, and shuts down gracefully on SIGTERM/SIGINT (PGlite is closed, or the process never exits).
+ */
+import { startServer } from "./server";
+
+async function main(): Promise<void> {
+  const running = await startServer();
+  if (running.demoApiKey) {
+    process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
+  }
+  process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    running.ctx.logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    running.close().then(
+      () => process.exit(0),
+      (err) => {
+        running.ctx.logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`Stageline failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

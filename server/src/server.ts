@@ -1,0 +1,94 @@
+/**
+ * Starts a complete Stageline server: opens the database (PGlite or PostgreSQL), applies migrations, seeds the
+ * demo company on an empty database, starts the webhook dispatcher and listens. Used by `main.ts`, the tests and
+ * the benchmarks alike.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import type { Server } from "node:http";
+import { loadConfig, type Config } from "./config/config";
+import { createApp } from "./app";
+import type { AppContext } from "./context";
+import { openDatabase, type Database } from "./db/database";
+import { applyMigrations } from "./db/migrations";
+import { createLogger } from "./logger";
+import { seedDemoIfEmpty } from "./seed/demo";
+import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { RATE_LIMIT } from "@stageline/shared";
+
+export interface RunningServer {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  port: number;
+  ctx: AppContext;
+  db: Database;
+  dispatcher: WebhookDispatcher;
+  /** The demo key when this start seeded the demo company, else null. */
+  demoApiKey: string | null;
+  /** Stops accepting requests, lets in-flight deliveries finish (or releases them), closes the database. */
+  close(): Promise<void>;
+}
+
+/** Path of the admin handshake file the CLI reads while the server runs on an embedded database. */
+export function adminHandshakePath(dataDir: string): string {
+  return path.resolve(dataDir, "admin.json");
+}
+
+/**
+ * Starts the server. `overrides` replace values read from the environment (tests pass `port: 0`).
+ * @throws when the database cannot be opened or a migration fails.
+ */
+export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
+  const config: Config = { ...loadConfig(), ...overrides };
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let dispatcher: WebhookDispatcher | undefined;
+  try {
+    const applied = await applyMigrations(db);
+    if (applied.length) logger.info({ applied }, "migrations applied");
+    const ctx: AppContext = {
+      db,
+      prisma: db.prisma,
+      config,
+      logger,
+      eventsCommitted: () => dispatcher?.wake(),
+      adminToken: crypto.randomBytes(24).toString("base64url"),
+      rateLimit: Number(process.env.RATE_LIMIT_PER_MINUTE ?? RATE_LIMIT.limit),
+    };
+    const demoApiKey = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
+    dispatcher = new WebhookDispatcher(ctx);
+    const app = createApp(ctx);
+    const server: Server = await new Promise((resolve, reject) => {
+      const s = app.listen(config.port, config.host, () => resolve(s));
+      s.once("error", reject);
+    });
+    server.keepAliveTimeout = 5_000;
+    dispatcher.start();
+    const port = (server.address() as AddressInfo).port;
+    const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+    const url = `http://${host}:${port}`;
+    const handshake = db.kind === "pglite" && config.dataDir !== "memory://" ? adminHandshakePath(config.dataDir) : null;
+    if (handshake) {
+      fs.writeFileSync(handshake, JSON.stringify({ pid: process.pid, url, token: ctx.adminToken }), { mode: 0o600 });
+    }
+    logger.info({ url, database: db.kind }, "stageline listening");
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await dispatcher!.stop();
+        if (handshake) fs.rmSync(handshake, { force: true });
+        await db.close();
+      })());
+    return { url, port, ctx, db, dispatcher, demoApiKey, close };
+  } catch (err) {
+    await dispatcher?.stop().catch(() => undefined);
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

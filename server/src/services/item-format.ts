@@ -1,0 +1,72 @@
+/**
+ * The Item format (spec "Item (response)" + CONTRACT "Responses"): one function turns a stored item into the
+ * object every endpoint, event delivery and sample returns, so they can never drift apart.
+ */
+import { BlueprintSchema, type Blueprint, type Item } from "@stageline/shared";
+
+/** A stored item with the names of its pipeline, stage and status (the shape `ITEM_INCLUDE` loads). */
+export interface ItemRecord {
+  id: string;
+  shortId: string;
+  name: string;
+  contactId: string | null;
+  source: string | null;
+  metadata: unknown;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  pipeline: { id: string; name: string; blueprint: unknown };
+  stage: { id: string; name: string };
+  status: { id: string; name: string };
+}
+
+/** Prisma `include` that loads what `toItemResponse` needs. */
+export const ITEM_INCLUDE = {
+  pipeline: { select: { id: true, name: true, blueprint: true } },
+  stage: { select: { id: true, name: true } },
+  status: { select: { id: true, name: true } },
+} as const;
+
+const blueprintCache = new WeakMap<object, Blueprint>();
+
+/** Parses a stored blueprint (JSON column); an empty or invalid one reads as no custom fields. */
+export function readBlueprint(stored: unknown): Blueprint {
+  if (stored && typeof stored === "object") {
+    const cached = blueprintCache.get(stored);
+    if (cached) return cached;
+    const parsed = BlueprintSchema.safeParse(stored);
+    const value = parsed.success ? parsed.data : ({ custom_fields: [] } as unknown as Blueprint);
+    blueprintCache.set(stored, value);
+    return value;
+  }
+  return { custom_fields: [] } as unknown as Blueprint;
+}
+
+/**
+ * Formats an item. Every custom field of the pipeline's blueprint is present at the top level (null when unset),
+ * so live payloads, samples and Zapier output fields share one shape.
+ */
+export function toItemResponse(row: ItemRecord): Item {
+  const metadata = (row.metadata ?? {}) as Record<string, unknown>;
+  const custom: Record<string, unknown> = {};
+  for (const field of readBlueprint(row.pipeline.blueprint).custom_fields ?? []) {
+    custom[field.key] = metadata[field.key] ?? null;
+  }
+  return {
+    item_id: row.id,
+    short_id: row.shortId,
+    name: row.name,
+    pipeline: row.pipeline.name,
+    pipeline_id: row.pipeline.id,
+    stage: row.stage.name,
+    stage_id: row.stage.id,
+    status: row.status.name,
+    status_id: row.status.id,
+    contact_id: row.contactId,
+    source: row.source,
+    ...custom,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    version: row.version,
+  };
+}

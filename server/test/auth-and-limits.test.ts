@@ -1,0 +1,68 @@
+import { startTestServer, type TestServer } from "./helpers/test-server";
+
+describe("authentication and rate limiting", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("rejects a request without a key as 401 problem+json", async () => {
+    const res = await t.request("GET", "/v1/ext/pipelines", undefined, null);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 401, code: "invalid_api_key", title: expect.any(String), type: expect.any(String) });
+  });
+
+  it("rejects an unknown key as 401", async () => {
+    const res = await t.request("GET", "/v1/ext/pipelines", undefined, "sl_nope_nope");
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe("invalid_api_key");
+  });
+
+  it("rejects an expired key as 401 naming the expiry", async () => {
+    const { key } = await t.newKey(undefined, { expiresAt: new Date(Date.now() - 1000) });
+    const res = await t.request("GET", "/v1/ext/pipelines", undefined, key);
+    expect(res.status).toBe(401);
+    expect(res.body.detail).toMatch(/expired/);
+  });
+
+  it("answers 402 when the company subscription is inactive", async () => {
+    const other = await t.newCompany("Lapsed Co");
+    await t.server.ctx.prisma.company.update({ where: { id: other.companyId }, data: { subscriptionActive: false } });
+    const res = await t.request("GET", "/v1/ext/pipelines", undefined, other.apiKey);
+    expect(res.status).toBe(402);
+    expect(res.body.code).toBe("subscription_inactive");
+  });
+
+  it("answers an unknown path with a 404 problem", async () => {
+    const res = await t.request("GET", "/v1/ext/nothing-here");
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe("not_found");
+  });
+
+  it("limits a key to 60 requests per window with RateLimit headers and Retry-After", async () => {
+    const { key } = await t.newKey();
+    // Start well inside a fixed window so all 61 requests fall into the same one.
+    const probe = await t.request("GET", "/v1/ext/nothing", undefined, (await t.newKey()).key);
+    const reset = Number(probe.headers.get("ratelimit-reset"));
+    if (reset < 5) await new Promise((r) => setTimeout(r, (reset + 0.2) * 1000));
+    let last;
+    for (let i = 0; i < 60; i++) {
+      last = await t.request("GET", "/v1/ext/nothing", undefined, key);
+      expect(last.status).toBe(404);
+    }
+    expect(last!.headers.get("ratelimit-limit")).toBe("60");
+    expect(last!.headers.get("ratelimit-remaining")).toBe("0");
+    const limited = await t.request("GET", "/v1/ext/nothing", undefined, key);
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(Number(limited.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    // another key of the same company is counted separately
+    const fresh = await t.request("GET", "/v1/ext/nothing");
+    expect(fresh.status).toBe(404);
+  });
+});

@@ -1,0 +1,134 @@
+import { z } from "zod";
+
+/** CONTRACT "Errors": the stable machine-readable `code` of every problem response. */
+export const ERROR_CODES = [
+  "invalid_api_key",
+  "subscription_inactive",
+  "insufficient_scope",
+  "rate_limited",
+  "validation_failed",
+  "not_found",
+  "version_conflict",
+  "invalid_reference",
+  "payload_too_large",
+  "internal",
+] as const;
+
+/** One problem `code`. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** CONTRACT "Errors": a problem `code`. */
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+
+/** CONTRACT "Errors": the media type of every error response (RFC 9457). */
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+
+/** Base of the problem `type` URIs. */
+export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
+
+/**
+ * CONTRACT "Errors" and spec "Errors": the HTTP status of each problem code
+ * (401, 402, 403, 429 are the spec's; the rest are the contract's).
+ */
+export const PROBLEM_STATUS = {
+  invalid_api_key: 401,
+  subscription_inactive: 402,
+  insufficient_scope: 403,
+  rate_limited: 429,
+  validation_failed: 400,
+  not_found: 404,
+  version_conflict: 409,
+  invalid_reference: 422,
+  payload_too_large: 413,
+  internal: 500,
+} as const satisfies Record<ErrorCode, number>;
+
+/** CONTRACT "Errors": the human `title` of each problem code (RFC 9457: the same for every occurrence of the type). */
+export const PROBLEM_TITLES = {
+  invalid_api_key: "Invalid API key",
+  subscription_inactive: "Subscription inactive",
+  insufficient_scope: "Insufficient scope",
+  rate_limited: "Rate limit exceeded",
+  validation_failed: "Validation failed",
+  not_found: "Not found",
+  version_conflict: "Version conflict",
+  invalid_reference: "Invalid reference",
+  payload_too_large: "Payload too large",
+  internal: "Internal server error",
+} as const satisfies Record<ErrorCode, string>;
+
+/** The problem `type` URI of a code, e.g. `version_conflict` -> `https://docs.stageline.dev/problems/version-conflict`. */
+export function problemTypeUri(code: ErrorCode): string {
+  return PROBLEM_TYPE_BASE + code.replace(/_/g, "-");
+}
+
+/** CONTRACT "Errors": one failing field of a 400/422: `path` like `metadata.deal_value` or `stages[0].name` ("" = the whole body). */
+export const ProblemFieldErrorSchema = z.object({
+  path: z.string(),
+  message: z.string(),
+});
+/** One entry of a problem's `errors` list. */
+export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
+
+/**
+ * CONTRACT "Errors": the RFC 9457 problem-details body of every error response.
+ * `current_version` is carried by 409 `version_conflict`; `valid_events` by the 422 for an unknown event name.
+ * Not strict: clients ignore members they do not know (RFC 9457 extension members).
+ */
+export const ProblemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: ErrorCodeSchema,
+  errors: z.array(ProblemFieldErrorSchema).optional(),
+  current_version: z.number().int().optional(),
+  valid_events: z.array(z.string()).optional(),
+});
+/** A problem-details error body. */
+export type Problem = z.infer<typeof ProblemSchema>;
+
+/** The optional members a problem may carry beside the standard ones. */
+export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events">;
+
+/** Builds a complete problem body for `code`, filling `type`, `title` and `status` from the tables above. */
+export function createProblem(code: ErrorCode, detail: string, extras: ProblemExtras = {}): Problem {
+  const problem: Problem = {
+    type: problemTypeUri(code),
+    title: PROBLEM_TITLES[code],
+    status: PROBLEM_STATUS[code],
+    detail,
+    code,
+  };
+  if (extras.errors !== undefined) problem.errors = extras.errors;
+  if (extras.current_version !== undefined) problem.current_version = extras.current_version;
+  if (extras.valid_events !== undefined) problem.valid_events = extras.valid_events;
+  return problem;
+}
+
+/** Formats a zod issue path as `a.b[0].c` ("" for the root). */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else out += out === "" ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+/**
+ * CONTRACT "Errors" (400 lists every failing field): turns a zod error into problem `errors` entries.
+ * An unknown-fields issue becomes one entry per unknown field, with that field as its path.
+ */
+export function toFieldErrors(error: z.ZodError | readonly z.core.$ZodIssue[]): ProblemFieldError[] {
+  const issues = error instanceof z.ZodError ? error.issues : error;
+  const out: ProblemFieldError[] = [];
+  for (const issue of issues) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) out.push({ path: formatIssuePath([...issue.path, key]), message: issue.message });
+    } else {
+      out.push({ path: formatIssuePath(issue.path), message: issue.message });
+    }
+  }
+  return out;
+}

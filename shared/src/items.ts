@@ -1,0 +1,124 @@
+import { z } from "zod";
+import type { BuiltInItemField } from "./blueprint";
+import {
+  AT_LEAST_ONE_FIELD_MESSAGE,
+  dateTimeField,
+  hasAnyField,
+  idField,
+  queryParam,
+  recordField,
+  strictBody,
+  textField,
+  wholeNumberField,
+} from "./fields";
+import { CursorSchema, LimitSchema } from "./pagination";
+
+const timestamp = z.iso.datetime({ offset: true });
+
+/** CONTRACT "Responses": the `source` an item gets when the create body leaves it out (the connector sends `zapier`). */
+export const DEFAULT_ITEM_SOURCE = "api";
+
+/** The built-in keys of the Item object (spec "Item (response)" plus CONTRACT "Extra Item fields"). */
+const itemShape = {
+  item_id: z.string(),
+  short_id: z.string(),
+  name: z.string(),
+  pipeline: z.string(),
+  pipeline_id: z.string(),
+  stage: z.string(),
+  stage_id: z.string(),
+  status: z.string(),
+  status_id: z.string(),
+  contact_id: z.string().nullable(),
+  source: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  version: z.number().int().min(1),
+};
+
+// Compile-time guard: every Item key is listed in BUILT_IN_ITEM_FIELDS, so a custom field can never shadow one.
+type Assert<T extends true> = T;
+type _ItemKeysAreBuiltIn = Assert<[Exclude<keyof typeof itemShape, BuiltInItemField>] extends [never] ? true : false>;
+
+/**
+ * Spec "Item (response)" + CONTRACT "Responses": the Item object of GET /items, GET /items/{id}, the create (201)
+ * and update (200) responses and the item event payloads. `pipeline`/`stage`/`status` are names, the `*_id`
+ * fields their ids; `contact_id` and `source` are always present (null when unset). The pipeline blueprint's
+ * custom fields appear at the top level keyed by their field names, hence the catch-all.
+ */
+export const ItemSchema = z.object(itemShape).catchall(z.unknown());
+/** An item as returned by the API (built-in fields plus custom fields). */
+export type Item = z.infer<typeof ItemSchema>;
+
+/**
+ * Spec "Items" (create body) + CONTRACT "Responses" (`contact_id`, `source` at the top level; `source` defaults
+ * to `api`) and "Scopes and limits" (names 1..255). Unknown top-level fields are a 400. `metadata` holds custom
+ * field values keyed by field name; they are checked against the pipeline blueprint by the server (422).
+ */
+export const ItemCreateSchema = strictBody({
+  name: textField("name"),
+  pipeline_id: idField("pipeline_id"),
+  stage_id: idField("stage_id"),
+  status_id: idField("status_id").optional(),
+  contact_id: idField("contact_id").nullable().optional(),
+  source: textField("source").optional(),
+  metadata: recordField("metadata").optional(),
+});
+/** Body of POST /v1/ext/items. */
+export type ItemCreate = z.infer<typeof ItemCreateSchema>;
+
+/**
+ * Spec "Items" (update body: every field optional) + CONTRACT "Responses" and "Pipelines, blueprints, transitions".
+ * `version` is the expected current version (mismatch: 409 with `current_version`); `contact_id: null` unlinks the
+ * contact. Unknown top-level fields are a 400, and so is an empty body.
+ */
+export const ItemUpdateSchema = strictBody({
+  name: textField("name").optional(),
+  stage_id: idField("stage_id").optional(),
+  status_id: idField("status_id").optional(),
+  version: wholeNumberField("version", 1).optional(),
+  contact_id: idField("contact_id").nullable().optional(),
+  source: textField("source").optional(),
+  metadata: recordField("metadata").optional(),
+}).refine(hasAnyField, { error: AT_LEAST_ONE_FIELD_MESSAGE });
+/** Body of PATCH /v1/ext/items/{item_id}. */
+export type ItemUpdate = z.infer<typeof ItemUpdateSchema>;
+
+/**
+ * Spec "Items" (list query parameters) + CONTRACT "Lists" (`limit` 1..500 default 100, opaque `cursor`).
+ * Unknown query parameters are ignored; an empty value counts as absent.
+ */
+export const ItemListQuerySchema = z.object({
+  pipeline_id: queryParam(idField("pipeline_id").optional()),
+  stage_id: queryParam(idField("stage_id").optional()),
+  status_id: queryParam(idField("status_id").optional()),
+  created_after: queryParam(dateTimeField("created_after").optional()),
+  limit: LimitSchema,
+  cursor: CursorSchema,
+});
+/** Parsed query of GET /v1/ext/items. */
+export type ItemListQuery = z.infer<typeof ItemListQuerySchema>;
+
+/**
+ * CONTRACT "Duplicate check": body of POST /v1/ext/items/check-duplicates, the create body with only
+ * `pipeline_id` required. `name` and `metadata` are compared; `stage_id`, `status_id`, `contact_id` and `source`
+ * are accepted (so a create body can be sent as is) and ignored.
+ */
+export const DuplicateCheckSchema = strictBody({
+  name: textField("name").optional(),
+  pipeline_id: idField("pipeline_id"),
+  stage_id: idField("stage_id").optional(),
+  status_id: idField("status_id").optional(),
+  contact_id: idField("contact_id").nullable().optional(),
+  source: textField("source").optional(),
+  metadata: recordField("metadata").optional(),
+});
+/** Body of POST /v1/ext/items/check-duplicates. */
+export type DuplicateCheck = z.infer<typeof DuplicateCheckSchema>;
+
+/** CONTRACT "Duplicate check": one entry of the 200 response array, an Item plus the names of the fields that matched. */
+export const DuplicateMatchSchema = ItemSchema.extend({
+  matched_on: z.array(z.string()),
+});
+/** A duplicate-check match. */
+export type DuplicateMatch = z.infer<typeof DuplicateMatchSchema>;

@@ -1,0 +1,26 @@
+import { z } from "zod";
+
+/** Spec "Pipeline, stage, status": a pipeline of the company (GET /v1/ext/pipelines). */
+export const PipelineSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: z.iso.datetime({ offset: true }),
+});
+/** A pipeline. */
+export type Pipeline = z.infer<typeof PipelineSchema>;
+
+/** Spec "Pipeline, stage, status": a stage of a pipeline, listed in order (GET /v1/ext/pipelines/{pipeline_id}/stages). */
+export const StageSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+});
+/** A stage. */
+export type Stage = z.infer<typeof StageSchema>;
+
+/** Spec "Pipeline, stage, status": a status offered by a stage (GET .../stages/{stage_id}/statuses). */
+export const StatusSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+});
+/** A status. */
+export type Status = z.infer<typeof StatusSchema>;
