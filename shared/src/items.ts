@@ -34,11 +34,9 @@ const itemShape = {
   created_at: timestamp,
   updated_at: timestamp,
   version: z.number().int().min(1),
-};
-
-// Compile-time guard: every Item key is listed in BUILT_IN_ITEM_FIELDS, so a custom field can never shadow one.
-type Assert<T extends true> = T;
-type _ItemKeysAreBuiltIn = Assert<[Exclude<keyof typeof itemShape, BuiltInItemField>] extends [never] ? true : false>;
+  // `satisfies` is a compile-time guard: every Item key must be listed in BUILT_IN_ITEM_FIELDS,
+  // so no custom field can shadow it.
+} satisfies Partial<Record<BuiltInItemField, z.ZodType>>;
 
 /**
  * Spec "Item (response)" + CONTRACT "Responses": the Item object of GET /items, GET /items/{id}, the create (201)
