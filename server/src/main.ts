@@ -6,10 +6,6 @@ import { startServer } from "./server";
 
 async function main(): Promise<void> {
   const running = await startServer();
-  if (running.demoApiKey) {
-    process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
-  }
-  process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -27,6 +23,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  if (running.demoApiKey) {
+    process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
+  }
+  process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
 }
 
 main().catch((err) => {

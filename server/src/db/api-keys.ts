@@ -1,5 +1,8 @@
 /** Data access for API keys (table `api_keys`). */
-import type { PrismaClient } from "../generated/prisma/client";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+
+/** A client or an interactive transaction. */
+type Db = PrismaClient | Prisma.TransactionClient;
 
 export type KeyWithCompany = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
 
@@ -13,7 +16,7 @@ export function findKeyByHash(prisma: PrismaClient, keyHash: string) {
 
 /** Stores a new key. `keyHash` is the SHA-256 hex of the full secret; the secret itself is never stored. */
 export function insertKey(
-  prisma: PrismaClient,
+  prisma: Db,
   data: { companyId: string; name: string; prefix: string; keyHash: string; scopes: string[]; expiresAt: Date | null },
 ) {
   return prisma.apiKey.create({ data });

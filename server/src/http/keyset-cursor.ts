@@ -39,7 +39,10 @@ export function decodeKeysetCursor(cursor: string): KeysetPosition {
  */
 export function keysetWhere(position: KeysetPosition | undefined) {
   if (!position) return {};
+  // The redundant `created_at <= x` bound lets PostgreSQL start the index scan at the cursor; the OR alone does not
+  // (measured: 61 ms vs 0.13 ms at depth 150,000 of 200k rows).
   return {
+    createdAt: { lte: position.createdAt },
     OR: [
       { createdAt: { lt: position.createdAt } },
       { createdAt: position.createdAt, id: { lt: position.id } },

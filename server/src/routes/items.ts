@@ -1,8 +1,69 @@
+/**
+ * Item endpoints under /v1/ext (spec "Items"; CONTRACT "Responses", "Lists", "Errors", "Duplicate check"):
+ * - GET /items (items:read): `Item[]` newest first; filters `pipeline_id`, `stage_id`, `status_id`, `created_after`;
+ *   `limit` (1..500, default 100) and `cursor`, with `Link: <...>; rel="next"` while more remain.
+ * - GET /items/:item_id (items:read): one `Item`.
+ * - POST /items (items:write): `ItemCreate` body; `201`, the `Item`, `Location: /v1/ext/items/{item_id}`.
+ * - PATCH /items/:item_id (items:write): `ItemUpdate` body; `200`, the `Item`.
+ * - POST /items/check-duplicates (items:read): `DuplicateCheck` body; `200`, `DuplicateMatch[]` best match first.
+ * Bodies and queries are parsed with the contract schemas (400 listing every failing field); domain rules live in
+ * services/items.ts and services/duplicates.ts.
+ */
 import { Router } from "express";
+import {
+  API_BASE_PATH,
+  DuplicateCheckSchema,
+  ItemCreateSchema,
+  ItemListQuerySchema,
+  ItemUpdateSchema,
+  type DuplicateMatch,
+  type Item,
+} from "@stageline/shared";
 import type { AppContext } from "../context";
+import { authOf, requireScope } from "../http/auth";
+import { pageWithLink } from "../http/keyset-cursor";
+import { parseInput } from "../http/validate";
+import { checkDuplicates } from "../services/duplicates";
+import { toItemResponse } from "../services/item-format";
+import * as service from "../services/items";
+
+type ItemPath = { item_id: string };
 
 /** Routes under /v1/ext for items. */
-export function itemsRouter(_ctx: AppContext): Router {
+export function itemsRouter(ctx: AppContext): Router {
   const router = Router();
+  const read = requireScope("items:read");
+  const write = requireScope("items:write");
+
+  router.get("/items", read, async (req, res) => {
+    const query = parseInput(ItemListQuerySchema, req.query, "query");
+    const rows = await service.listItemRows(ctx.prisma, authOf(req).company.id, query);
+    const body: Item[] = pageWithLink(req, res, rows, query.limit).map(toItemResponse);
+    res.json(body);
+  });
+
+  router.post("/items/check-duplicates", read, async (req, res) => {
+    const input = parseInput(DuplicateCheckSchema, req.body);
+    const body: DuplicateMatch[] = await checkDuplicates(ctx.prisma, authOf(req).company.id, input);
+    res.json(body);
+  });
+
+  router.get<ItemPath>("/items/:item_id", read, async (req, res) => {
+    const body: Item = await service.getItem(ctx.prisma, authOf(req).company.id, req.params.item_id);
+    res.json(body);
+  });
+
+  router.post("/items", write, async (req, res) => {
+    const input = parseInput(ItemCreateSchema, req.body);
+    const body: Item = await service.createItem(ctx, authOf(req).company.id, input);
+    res.status(201).location(`${API_BASE_PATH}/items/${encodeURIComponent(body.item_id)}`).json(body);
+  });
+
+  router.patch<ItemPath>("/items/:item_id", write, async (req, res) => {
+    const input = parseInput(ItemUpdateSchema, req.body);
+    const body: Item = await service.updateItem(ctx, authOf(req).company.id, req.params.item_id, input);
+    res.json(body);
+  });
+
   return router;
 }

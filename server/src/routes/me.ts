@@ -1,8 +1,29 @@
+/**
+ * GET /v1/ext/me (CONTRACT.md "Responses", "Scopes and limits": any valid key): the authenticated company and key,
+ * for Zapier's auth test and connection label. `key.id` is what tasks record as `created_by`.
+ */
 import { Router } from "express";
+import type { Me } from "@stageline/shared";
 import type { AppContext } from "../context";
+import { authOf } from "../http/auth";
 
-/** Routes under /v1/ext for me. */
+/** GET /me. */
 export function meRouter(_ctx: AppContext): Router {
   const router = Router();
+
+  router.get("/me", (req, res) => {
+    const auth = authOf(req);
+    const body: Me = {
+      company: { id: auth.company.id, name: auth.company.name },
+      key: {
+        id: auth.keyId,
+        name: auth.keyName,
+        scopes: auth.scopes,
+        expires_at: auth.expiresAt ? auth.expiresAt.toISOString() : null,
+      },
+    };
+    res.json(body);
+  });
+
   return router;
 }

@@ -5,7 +5,7 @@
  */
 import crypto from "node:crypto";
 import { SCOPES, type Scope } from "@stageline/shared";
-import type { PrismaClient } from "../generated/prisma/client";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import * as keys from "../db/api-keys";
 import { problem } from "../http/problem";
 
@@ -34,7 +34,7 @@ export function generateApiKey(): { key: string; prefix: string } {
  * @returns the stored row and the raw key, which is shown once and cannot be retrieved afterwards.
  */
 export async function createApiKey(
-  prisma: PrismaClient,
+  prisma: PrismaClient | Prisma.TransactionClient,
   input: { companyId: string; name: string; scopes?: Scope[]; expiresAt?: Date | null },
 ) {
   const { key, prefix } = generateApiKey();

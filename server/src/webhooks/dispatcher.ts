@@ -1,8 +1,405 @@
-// PLACEHOLDER until the dispatcher lands: same public surface, delivers nothing.
+/**
+ * The webhook dispatcher (CONTRACT.md "Events and deliveries"): sends the deliveries the outbox queued, at least
+ * once, in event order per subscription, signed (Standard Webhooks), retried with backoff for up to 3 days, every
+ * attempt logged.
+ *
+ * How it runs: a claim cycle leases due deliveries (db/webhook-dispatch.ts, safe across processes): the head of
+ * each subscription's queue with up to `batchSize - 1` followers. Each subscription's batch is sent in order, one
+ * attempt at a time, outside any transaction; at most `concurrency` subscriptions at once. Each result is written
+ * with its state change in one statement. A cycle starts on `wake()` (after every outbox commit: `ctx.eventsCommitted`), when an attempt ends
+ * (the next delivery of that subscription may now be due), when a scheduled retry falls due, on a PostgreSQL
+ * `NOTIFY` from another process, and on a fallback poll (retries scheduled elsewhere, expired leases of a crashed
+ * process). Concurrent triggers coalesce into one more cycle.
+ *
+ * Options (constructor, else environment, else default):
+ * | option         | env                     | default   |                                                    |
+ * |----------------|-------------------------|-----------|----------------------------------------------------|
+ * | concurrency    | WEBHOOK_CONCURRENCY     | 16        | subscriptions served at once (attempts in flight)  |
+ * | batchSize      | WEBHOOK_BATCH_SIZE      | 8         | in-order deliveries of one subscription per claim  |
+ * | timeoutMs      | WEBHOOK_TIMEOUT_MS      | 10000     | per attempt (CONTRACT: 10 s)                       |
+ * | leaseMs        | WEBHOOK_LEASE_MS        | 30000     | claim lease; a crashed process's claims return then |
+ * | pollIntervalMs | WEBHOOK_POLL_MS         | 1000      | fallback poll                                      |
+ * | retry.baseMs   | WEBHOOK_RETRY_BASE_MS   | 1000      | first backoff bound, doubling per attempt          |
+ * | retry.maxStepMs| WEBHOOK_RETRY_MAX_MS    | 3600000   | cap of one backoff step and of Retry-After         |
+ * | retry.windowMs | WEBHOOK_RETRY_WINDOW_MS | 259200000 | retry for this long after creation (3 days)        |
+ */
+import os from "node:os";
+import crypto from "node:crypto";
+import type { Logger } from "pino";
 import type { AppContext } from "../context";
+import {
+  claimDueDeliveries,
+  deleteGoneSubscription,
+  disableFailingSubscription,
+  recordAttempt,
+  releaseLeases,
+  type ClaimedDelivery,
+} from "../db/webhook-dispatch";
+import { sendAttempt, type AttemptResult } from "./deliver";
+import { listenForOutbox, notifyOutbox, type OutboxListener } from "./notify";
+import { classifyResponse, DEFAULT_RETRY_POLICY, parseRetryAfterMs, scheduleRetry, type AttemptOutcome, type RetryPolicy } from "./retry-policy";
+import { signDelivery } from "./signing";
+import { WEBHOOK_EVENT_HEADER } from "@stageline/shared";
+
+export interface DispatcherOptions {
+  /** Subscriptions served at once (each sends its batch one delivery at a time). */
+  concurrency: number;
+  /** Deliveries of one subscription claimed together and sent in order. */
+  batchSize: number;
+  timeoutMs: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  retry: RetryPolicy;
+  /** Jitter source, [0, 1). */
+  random: () => number;
+  /** This dispatcher's lease owner id (default: host, pid and a random suffix). */
+  ownerId: string;
+}
+
+const DEFAULTS = { concurrency: 16, batchSize: 8, timeoutMs: 10_000, leaseMs: 30_000, pollIntervalMs: 1_000 };
+
+/** A batch's next delivery is only sent while its lease outlasts a whole attempt by this much. */
+const LEASE_MARGIN_MS = 2_000;
+
+/**
+ * Reads the dispatcher's options from the environment (see the table above); unset variables are left out.
+ * @throws when a variable is set but not a positive integer.
+ */
+export function dispatcherOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<DispatcherOptions> {
+  const read = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+    return n;
+  };
+  const out: Partial<DispatcherOptions> = {};
+  const set = <K extends "concurrency" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
+    const v = read(name);
+    if (v !== undefined) out[key] = v;
+  };
+  set("concurrency", "WEBHOOK_CONCURRENCY");
+  set("batchSize", "WEBHOOK_BATCH_SIZE");
+  set("timeoutMs", "WEBHOOK_TIMEOUT_MS");
+  set("leaseMs", "WEBHOOK_LEASE_MS");
+  set("pollIntervalMs", "WEBHOOK_POLL_MS");
+  const retry = {
+    baseMs: read("WEBHOOK_RETRY_BASE_MS") ?? DEFAULT_RETRY_POLICY.baseMs,
+    maxStepMs: read("WEBHOOK_RETRY_MAX_MS") ?? DEFAULT_RETRY_POLICY.maxStepMs,
+    windowMs: read("WEBHOOK_RETRY_WINDOW_MS") ?? DEFAULT_RETRY_POLICY.windowMs,
+  };
+  if (Object.entries(retry).some(([k, v]) => v !== DEFAULT_RETRY_POLICY[k as keyof RetryPolicy])) out.retry = retry;
+  return out;
+}
+
+type RunState = "new" | "running" | "stopping" | "stopped";
+
+/** Sends webhook deliveries. One per server process; `start()` after listening, `await stop()` on shutdown. */
 export class WebhookDispatcher {
-  constructor(private readonly ctx: AppContext) {}
-  start(): void {}
-  wake(): void {}
-  async stop(): Promise<void> {}
+  readonly options: DispatcherOptions;
+  private readonly logger: Logger;
+  private state: RunState = "new";
+  /** The claim cycle in progress, if any. */
+  private cycle: Promise<void> | null = null;
+  /** A trigger arrived during the cycle in progress: run one more. */
+  private rerun = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private pollTimer: NodeJS.Timeout | null = null;
+  /** Times (ms) of retries this dispatcher scheduled, and the timer of the earliest. */
+  private retryTimes: number[] = [];
+  private retryTimer: NodeJS.Timeout | null = null;
+  private listener: OutboxListener | null = null;
+  private notifying: Promise<void> | null = null;
+  private notifyAgain = false;
+  /** Aborts attempts still running when the shutdown grace period ends. */
+  private readonly shutdown = new AbortController();
+  private stopping: Promise<void> | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    options: Partial<Omit<DispatcherOptions, "retry">> & { retry?: Partial<RetryPolicy> } = {},
+  ) {
+    const fromEnv = dispatcherOptionsFromEnv();
+    this.options = {
+      ...DEFAULTS,
+      random: Math.random,
+      ownerId: `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`,
+      ...fromEnv,
+      ...options,
+      retry: { ...DEFAULT_RETRY_POLICY, ...fromEnv.retry, ...options.retry },
+    };
+    if (this.options.leaseMs <= this.options.timeoutMs + LEASE_MARGIN_MS) {
+      // A lease shorter than an attempt could let a second dispatcher send the same delivery while the first still is.
+      throw new Error(`webhook lease (${this.options.leaseMs} ms) must be longer than the attempt timeout (${this.options.timeoutMs} ms)`);
+    }
+    this.logger = ctx.logger.child({ component: "webhook-dispatcher", owner: this.options.ownerId });
+  }
+
+  /** Starts dispatching: an immediate claim cycle, the fallback poll and, on PostgreSQL, the LISTEN connection. */
+  start(): void {
+    if (this.state !== "new") return;
+    this.state = "running";
+    this.pollTimer = setInterval(() => this.kick(), this.options.pollIntervalMs);
+    this.pollTimer.unref();
+    const pool = this.ctx.db.pgPool;
+    if (pool) {
+      this.listener = listenForOutbox(pool, {
+        schema: this.ctx.db.schema,
+        self: this.options.ownerId,
+        onWake: () => this.kick(),
+        logger: this.logger,
+        reconnectMs: this.options.pollIntervalMs,
+      });
+    }
+    this.kick();
+  }
+
+  /**
+   * Outbox events were committed: claim them now, and on PostgreSQL tell the other processes too (NOTIFY).
+   * Cheap and never throws; calls while a cycle runs coalesce.
+   */
+  wake(): void {
+    if (this.state !== "running") return;
+    this.kick();
+    this.notifyOthers();
+  }
+
+  /**
+   * Graceful shutdown: stops claiming, waits for attempts in flight (each bounded by the attempt timeout; any still
+   * running a grace period later are aborted and retried later), then releases the leases of anything claimed but
+   * not attempted so another process can take it at once. Safe to call twice; after it, no database access.
+   */
+  stop(): Promise<void> {
+    if (this.state === "new") this.state = "stopped";
+    if (this.state === "stopped") return Promise.resolve();
+    return (this.stopping ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
+    this.state = "stopping";
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.pollTimer = this.retryTimer = null;
+    await this.listener?.close();
+    await this.cycle;
+    const grace = setTimeout(() => this.shutdown.abort(), this.options.timeoutMs + 2_000);
+    await Promise.allSettled([...this.inFlight.values()]);
+    clearTimeout(grace);
+    await this.notifying;
+    try {
+      const released = await releaseLeases(this.ctx.prisma, this.options.ownerId);
+      if (released) this.logger.info({ released }, "released webhook delivery leases");
+    } catch (err) {
+      this.logger.warn({ err }, "could not release webhook delivery leases; they expire on their own");
+    }
+    this.state = "stopped";
+  }
+
+  /** Starts a claim cycle, or asks the running one for another round. */
+  private kick(): void {
+    if (this.state !== "running") return;
+    if (this.cycle) {
+      this.rerun = true;
+      return;
+    }
+    this.rerun = false;
+    this.cycle = this.claimAndSend().finally(() => {
+      this.cycle = null;
+      if (this.rerun) this.kick();
+    });
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free <= 0) return; // a batch that ends kicks again
+    const claimStarted = Date.now();
+    let claimed: ClaimedDelivery[];
+    try {
+      claimed = await claimDueDeliveries(this.ctx.prisma, {
+        ownerId: this.options.ownerId,
+        limit: free,
+        leaseMs: this.options.leaseMs,
+        batchSize: this.options.batchSize,
+      });
+    } catch (err) {
+      this.logger.warn({ err }, "claiming webhook deliveries failed; retrying at the next poll");
+      return;
+    }
+    if (this.state !== "running") {
+      await releaseLeases(this.ctx.prisma, this.options.ownerId, claimed.map((c) => c.id)).catch(() => undefined);
+      return;
+    }
+    // The lease ends at the database's claim time + leaseMs, which is no earlier than this.
+    const leaseEnd = claimStarted + this.options.leaseMs;
+    const batches = new Map<string, ClaimedDelivery[]>();
+    for (const d of claimed) batches.set(d.subscriptionId, [...(batches.get(d.subscriptionId) ?? []), d]);
+    for (const batch of batches.values()) {
+      const key = batch[0].id;
+      const run = this.sendInOrder(batch, leaseEnd).finally(() => {
+        this.inFlight.delete(key);
+        this.kick();
+      });
+      this.inFlight.set(key, run);
+    }
+  }
+
+  /**
+   * Sends one subscription's claimed deliveries one after another, in `seq` order. Stops, releasing the rest, when
+   * one must be retried later (the rest wait behind it), the subscription is gone, the dispatcher is stopping, or
+   * the lease could run out during the next attempt.
+   */
+  private async sendInOrder(batch: ClaimedDelivery[], leaseEnd: number): Promise<void> {
+    for (let i = 0; i < batch.length; i++) {
+      const last = Date.now() + this.options.timeoutMs + LEASE_MARGIN_MS > leaseEnd;
+      if (i > 0 && (this.state !== "running" || last)) return this.release(batch.slice(i));
+      let outcome: AttemptOutcome;
+      try {
+        outcome = await this.attempt(batch[i]);
+      } catch (err) {
+        this.logger.error({ err, deliveryId: batch[i].id }, "webhook attempt could not be recorded; its lease will expire and it will be retried");
+        return this.release(batch.slice(i + 1));
+      }
+      if (outcome === "retry" || outcome === "gone") return this.release(batch.slice(i + 1));
+    }
+  }
+
+  private async release(rest: ClaimedDelivery[]): Promise<void> {
+    if (!rest.length) return;
+    await releaseLeases(this.ctx.prisma, this.options.ownerId, rest.map((d) => d.id)).catch((err) =>
+      this.logger.warn({ err }, "could not release webhook delivery leases; they expire on their own"),
+    );
+  }
+
+  /** Sends one claimed delivery and records the outcome. */
+  private async attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
+    const attemptedAt = new Date();
+    const body = JSON.stringify(d.payload);
+    let result: AttemptResult;
+    try {
+      const signature = signDelivery(d.eventId, attemptedAt, body, d.previousSecret ? [d.secret, d.previousSecret] : [d.secret]);
+      result = await sendAttempt(
+        { url: d.targetUrl, body, headers: { ...signature, [WEBHOOK_EVENT_HEADER]: d.eventType } },
+        { timeoutMs: this.options.timeoutMs, publicHttpsOnly: this.ctx.config.mode === "production", signal: this.shutdown.signal },
+      );
+    } catch (err) {
+      result = { status: null, durationMs: 0, responseExcerpt: null, retryAfter: null, error: `cannot sign the delivery: ${(err as Error).message}`, permanent: true };
+    }
+    const finishedAt = new Date();
+    const attemptNo = d.attemptCount + 1;
+    const outcome = result.permanent ? "failed" : classifyResponse(result.status);
+    const log = { deliveryId: d.id, eventId: d.eventId, subscriptionId: d.subscriptionId, event: d.eventType, attempt: attemptNo, status: result.status, durationMs: result.durationMs, outcome };
+    const record = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
+      recordAttempt(this.ctx.prisma, {
+        deliveryId: d.id,
+        ownerId: this.options.ownerId,
+        state,
+        completedAt: state === "pending" ? null : finishedAt,
+        attempt: {
+          attemptedAt,
+          responseStatus: result.status,
+          durationMs: result.durationMs,
+          responseExcerpt: result.responseExcerpt,
+          error: result.error ?? (outcome === "succeeded" ? null : `HTTP ${result.status}`),
+          nextAttemptAt,
+        },
+      });
+
+    switch (outcome) {
+      case "succeeded":
+        await record("succeeded", null);
+        this.logger.debug(log, "webhook delivered");
+        return outcome;
+      case "gone":
+        await deleteGoneSubscription(this.ctx.prisma, d.subscriptionId);
+        this.logger.warn(log, "webhook target answered 410 Gone: subscription deleted");
+        return outcome;
+      case "failed":
+        await record("failed", null);
+        this.logger.warn({ ...log, error: result.error }, "webhook delivery failed; not retried");
+        await this.disableIfFailing(d, finishedAt, null, result);
+        return outcome;
+      case "retry": {
+        const decision = scheduleRetry(
+          { attempt: attemptNo, createdAt: d.createdAt, now: finishedAt, retryAfterMs: parseRetryAfterMs(result.retryAfter, finishedAt.getTime()) },
+          this.options.random,
+          this.options.retry,
+        );
+        await record(decision.state, decision.nextAttemptAt);
+        if (decision.state === "pending") {
+          this.logger.warn({ ...log, error: result.error, nextAttemptAt: decision.nextAttemptAt }, "webhook attempt failed; will retry");
+          this.retryAt(decision.nextAttemptAt.getTime());
+        } else {
+          this.logger.warn({ ...log, error: result.error }, "webhook delivery failed: retry window over");
+          await this.disableIfFailing(d, finishedAt, d.createdAt, result);
+        }
+        return outcome;
+      }
+    }
+  }
+
+  /**
+   * After a delivery ended as failed: disables its subscription when its deliveries have kept failing for the
+   * retry window (3 days). A delivery whose whole window passed without any success of its subscription
+   * (`noSuccessSince` = its creation) proves it; after a non-retryable failure, the subscription's attempts must
+   * have failed since a window ago.
+   */
+  private async disableIfFailing(d: ClaimedDelivery, now: Date, exhaustedSince: Date | null, result: AttemptResult): Promise<void> {
+    const windowStart = new Date(now.getTime() - this.options.retry.windowMs);
+    const reason = `every delivery attempt failed for ${formatSpan(this.options.retry.windowMs)}; last: ${result.error ?? `HTTP ${result.status}`}`.slice(0, 1000);
+    const disabled = await disableFailingSubscription(this.ctx.prisma, {
+      subscriptionId: d.subscriptionId,
+      noSuccessSince: exhaustedSince ?? windowStart,
+      lastAttemptFailedAt: exhaustedSince ? null : windowStart,
+      reason,
+      now,
+    });
+    if (disabled) this.logger.warn({ subscriptionId: d.subscriptionId, reason }, "webhook subscription disabled");
+  }
+
+  /** Arms a wake-up for a retry this dispatcher scheduled, so it goes out on time without waiting for the poll. */
+  private retryAt(at: number): void {
+    if (this.state !== "running" || this.retryTimes.length >= 10_000) return; // the poll covers the rest
+    this.retryTimes.push(at);
+    this.armRetryTimer();
+  }
+
+  private armRetryTimer(): void {
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    if (this.state !== "running" || this.retryTimes.length === 0) return;
+    const next = Math.min(...this.retryTimes);
+    this.retryTimer = setTimeout(() => {
+      const now = Date.now();
+      this.retryTimes = this.retryTimes.filter((t) => t > now);
+      this.kick();
+      this.armRetryTimer();
+    }, Math.max(0, next - Date.now()) + 5);
+    this.retryTimer.unref();
+  }
+
+  /** NOTIFY the other processes on this database, coalescing bursts into at most one extra round trip. */
+  private notifyOthers(): void {
+    const pool = this.ctx.db.pgPool;
+    if (!pool) return;
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifyAgain = false;
+    this.notifying = notifyOutbox(pool, this.ctx.db.schema, this.options.ownerId)
+      .catch((err) => this.logger.warn({ err }, "NOTIFY of webhook wake-up failed; other processes poll"))
+      .finally(() => {
+        this.notifying = null;
+        if (this.notifyAgain && this.state === "running") this.notifyOthers();
+      });
+  }
+}
+
+/** A duration for people: "3 days", "12 hours", "1.5 s". */
+function formatSpan(ms: number): string {
+  const day = 86_400_000;
+  const hour = 3_600_000;
+  if (ms >= day && ms % day === 0) return `${ms / day} day${ms === day ? "" : "s"}`;
+  if (ms >= hour && ms % hour === 0) return `${ms / hour} hour${ms === hour ? "" : "s"}`;
+  return `${ms / 1000} s`;
 }

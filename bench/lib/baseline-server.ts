@@ -1,0 +1,230 @@
+/**
+ * The bare baseline the server is compared with (issue #4, items 1 and 2): Express 5 with two handlers and no
+ * auth, no rate limit, no validation, no logging and no outbox:
+ * - `GET /items`: the first page of the company's items, newest first, as the Item format; one SQL statement that
+ *   joins pipeline, stage and status names, ordered by the same index the server's list uses.
+ * - `POST /items`: one `INSERT ... RETURNING` of the same row the API would store (same columns, same JSON), joined
+ *   to the names for the Item format.
+ *
+ * On PostgreSQL it uses a `pg` pool (as many connections as the server's pool) on the same schema as the server.
+ * On PGlite it opens its OWN copy of the server's data directory: PGlite is single-process, so the server's
+ * database cannot be shared; the copy is taken right after seeding, so both read identical rows.
+ *
+ * This file is both the launcher (`startBaseline`, used by run.ts) and the child program (run with
+ * `node --import tsx bench/lib/baseline-server.ts`), so the baseline is pinned to the same core as the server.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { openPglite, openPgPool } from "./db";
+import { pinnedCommand } from "./server-process";
+
+export interface BaselineOptions {
+  kind: "pglite" | "postgres";
+  /** PGlite: the directory of the baseline's own copy (a `pglite` data directory). */
+  pgliteDir?: string;
+  /** PostgreSQL: the server's DATABASE_URL (with `?schema=`). */
+  databaseUrl?: string;
+  companyId: string;
+  /** pg pool size (match the server's DATABASE_POOL_SIZE, default 10). */
+  poolSize: number;
+  /** CPU core to pin the process to, or null. */
+  core: number | null;
+}
+
+export interface RunningBaseline {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+type Query = (sql: string, params: unknown[]) => Promise<Record<string, any>[]>;
+
+const ITEM_COLUMNS = `i.id, i.short_id, i.name, i.contact_id, i.source, i.metadata, i.version, i.created_at, i.updated_at,
+  p.id AS pipeline_id, p.name AS pipeline_name, s.id AS stage_id, s.name AS stage_name, st.id AS status_id, st.name AS status_name`;
+
+const LIST_SQL = `SELECT ${ITEM_COLUMNS}
+  FROM items i
+  JOIN pipelines p ON p.id = i.pipeline_id
+  JOIN stages s ON s.id = i.stage_id
+  JOIN statuses st ON st.id = i.status_id
+  WHERE i.company_id = $1
+  ORDER BY i.created_at DESC, i.id DESC
+  LIMIT $2`;
+
+const INSERT_SQL = `WITH i AS (
+    INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata, version, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, 1, now(), now())
+    RETURNING *)
+  SELECT ${ITEM_COLUMNS}
+  FROM i
+  JOIN pipelines p ON p.id = i.pipeline_id
+  JOIN stages s ON s.id = i.stage_id
+  JOIN statuses st ON st.id = i.status_id`;
+
+const iso = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).toISOString();
+
+/** The Item format (spec "Item (response)", server/src/services/item-format.ts) from one joined row. */
+function toItem(row: Record<string, any>, customKeys: Map<string, string[]>) {
+  const metadata = (typeof row.metadata === "string" ? JSON.parse(row.metadata) : row.metadata ?? {}) as Record<string, unknown>;
+  const custom: Record<string, unknown> = {};
+  for (const key of customKeys.get(row.pipeline_id) ?? []) custom[key] = metadata[key] ?? null;
+  return {
+    item_id: row.id,
+    short_id: row.short_id,
+    name: row.name,
+    pipeline: row.pipeline_name,
+    pipeline_id: row.pipeline_id,
+    stage: row.stage_name,
+    stage_id: row.stage_id,
+    status: row.status_name,
+    status_id: row.status_id,
+    contact_id: row.contact_id,
+    source: row.source,
+    ...custom,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    version: row.version,
+  };
+}
+
+/** Runs the baseline HTTP server in this process (the child side). Prints `Baseline listening on <url>`. */
+async function main(): Promise<void> {
+  const { default: express } = await import("express");
+  const kind = process.env.BASELINE_DB;
+  const companyId = process.env.BASELINE_COMPANY_ID!;
+  let query: Query;
+  let close: () => Promise<void>;
+  if (kind === "pglite") {
+    const db = await openPglite(process.env.BASELINE_PGLITE_DIR!);
+    query = async (sql, params) => (await db.query<Record<string, any>>(sql, params)).rows;
+    close = () => db.close();
+  } else {
+    const pool = await openPgPool(process.env.BASELINE_DATABASE_URL!, Number(process.env.BASELINE_POOL_SIZE ?? 10));
+    query = async (sql, params) => (await pool.query(sql, params)).rows;
+    close = () => pool.end();
+  }
+  // Custom field keys per pipeline, read once (the server caches parsed blueprints too).
+  const customKeys = new Map<string, string[]>();
+  for (const p of await query(`SELECT id, blueprint FROM pipelines WHERE company_id = $1`, [companyId])) {
+    const blueprint = typeof p.blueprint === "string" ? JSON.parse(p.blueprint) : p.blueprint;
+    customKeys.set(p.id, (blueprint?.custom_fields ?? []).map((f: { key: string }) => f.key));
+  }
+  // First status of each stage, for a create without status_id (as the API does).
+  const firstStatus = new Map<string, string>();
+  for (const s of await query(
+    `SELECT DISTINCT ON (st.stage_id) st.stage_id, st.id FROM statuses st JOIN stages s ON s.id = st.stage_id
+      JOIN pipelines p ON p.id = s.pipeline_id WHERE p.company_id = $1 ORDER BY st.stage_id, st.position, st.id`,
+    [companyId],
+  )) {
+    firstStatus.set(s.stage_id, s.id);
+  }
+  let shortCounter = 0;
+  const shortPrefix = `BARE${process.pid}`;
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("json spaces", 0);
+  app.use(express.json({ limit: "1mb" }));
+  app.get("/items", async (req, res) => {
+    const limit = Math.min(Math.max(Number(req.query.limit ?? 100) || 100, 1), 500);
+    const rows = await query(LIST_SQL, [companyId, limit + 1]);
+    const page = rows.slice(0, limit);
+    if (rows.length > limit) {
+      const last = page[page.length - 1]!;
+      const cursor = Buffer.from(JSON.stringify([iso(last.created_at), last.id])).toString("base64url");
+      res.setHeader("Link", `</items?limit=${limit}&cursor=${cursor}>; rel="next"`);
+    }
+    res.json(page.map((r) => toItem(r, customKeys)));
+  });
+  app.post("/items", async (req, res) => {
+    const b = req.body as { name: string; pipeline_id: string; stage_id: string; status_id?: string; contact_id?: string; source?: string; metadata?: object };
+    const rows = await query(INSERT_SQL, [
+      crypto.randomUUID(),
+      companyId,
+      b.pipeline_id,
+      b.stage_id,
+      b.status_id ?? firstStatus.get(b.stage_id),
+      `${shortPrefix}-${++shortCounter}`,
+      b.name,
+      b.contact_id ?? null,
+      b.source ?? "api",
+      JSON.stringify(b.metadata ?? {}),
+    ]);
+    res.status(201).json(toItem(rows[0]!, customKeys));
+  });
+  app.use((err: Error, _req: unknown, res: import("express").Response, _next: unknown) => {
+    process.stderr.write(`baseline error: ${err.stack ?? err.message}\n`);
+    res.status(500).json({ error: err.message });
+  });
+  const server = app.listen(0, "127.0.0.1", () => {
+    process.stdout.write(`Baseline listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  });
+  server.keepAliveTimeout = 5_000;
+  const stop = () => {
+    server.close();
+    server.closeAllConnections();
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+/** Starts the baseline as a child process (pinned like the server) and resolves once it listens. */
+export async function startBaseline(options: BaselineOptions): Promise<RunningBaseline> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    BASELINE_DB: options.kind,
+    BASELINE_COMPANY_ID: options.companyId,
+    BASELINE_POOL_SIZE: String(options.poolSize),
+    BASELINE_PGLITE_DIR: options.pgliteDir ?? "",
+    BASELINE_DATABASE_URL: options.databaseUrl ?? "",
+  };
+  const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, "--import", "tsx", path.resolve(__filename)]);
+  const child: ChildProcess = spawn(cmd!, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`baseline did not start within 60 s\n${stderr}`)), 60_000);
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /Baseline listening on (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`baseline exited with code ${code} before listening\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        child.once("exit", () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`baseline failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

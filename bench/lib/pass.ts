@@ -1,0 +1,668 @@
+/**
+ * One benchmark pass on one database (PGlite or PostgreSQL): starts a fresh server, seeds the demo company's items
+ * in bulk, runs every measurement of issue #4 against the server (and the bare baseline where a ratio is asked
+ * for), and returns the figures. Order: page cost at the small size, list, get, patch, create, webhooks, then the
+ * table is grown to the large size and the page cost measured again.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type autocannon from "autocannon";
+import { ApiClient } from "./api";
+import { startBaseline, type RunningBaseline } from "./baseline-server";
+import { openSql, pgliteDirOf, type DbLocation, type Sql } from "./db";
+import { mb, ms, percentile, ratio, rps, sizeLabel, sleep } from "./format";
+import { combineRounds, failures, runLoad, type LoadOptions, type LoadResult } from "./load";
+import type { BenchOptions, Phase } from "./options";
+import { renderProfile, summariseProfile } from "./profile";
+import { nowMs, WebhookReceiver } from "./receiver";
+import type { Figure, PassReport } from "./report";
+import { RssSampler } from "./rss";
+import { keysetCursor, seedItems, seededItemId, seededItemPosition, verifySeededOrder, type SeedPlan } from "./seed";
+import { REPO_ROOT, startServerProcess, type ServerProcess } from "./server-process";
+
+/** Cores: the server (and the baseline, never loaded at the same time) on core 0, this process on core 1. */
+export const SERVER_CORE = 0;
+
+interface BlueprintField {
+  key: string;
+  type: string;
+  required?: boolean;
+  options?: string[];
+}
+
+/** A value of the right type for a custom field in a create body (`[<id>]` becomes a unique id per request). */
+function sampleValue(field: BlueprintField, n: number | "[<id>]"): unknown {
+  switch (field.type) {
+    case "email":
+      return `bench-${n}@example.com`;
+    case "number":
+      return typeof n === "number" ? n : 1234;
+    case "boolean":
+      return true;
+    case "date":
+      return "2026-01-15";
+    case "datetime":
+      return "2026-01-15T10:00:00.000Z";
+    case "url":
+      return `https://example.com/${n}`;
+    case "phone":
+      return "+15550100";
+    case "select":
+      return field.options?.[0] ?? null;
+    default:
+      return `Bench ${n}`;
+  }
+}
+
+export class BenchPass {
+  private server?: ServerProcess;
+  private baseline?: RunningBaseline;
+  private sql?: Sql;
+  private api!: ApiClient;
+  private rss?: RssSampler;
+  private receiver?: WebhookReceiver;
+  private tmpDir = "";
+  private dataDir = "";
+  private databaseUrl?: string;
+  private schema?: string;
+  private plan!: SeedPlan;
+  private pipelineId = "";
+  private stageId = "";
+  private fields: BlueprintField[] = [];
+  private seeded = 0;
+  private profileDir?: string;
+  private readonly figures: Figure[] = [];
+  private readonly details: string[] = [];
+  private readonly errors: string[] = [];
+  private readonly notes: string[] = [];
+  private readonly pageCost = new Map<number, { first: LoadResult; deep: LoadResult }>();
+  private dbDescription = "";
+  private rateLimitSeen = "";
+  private serverStarts = 0;
+
+  constructor(
+    private readonly kind: "pglite" | "postgres",
+    private readonly o: BenchOptions,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  private has(phase: Phase): boolean {
+    return this.o.phases.has(phase);
+  }
+
+  /** Runs the pass; never throws (failures become `errors` in the report). */
+  async run(): Promise<PassReport> {
+    try {
+      await this.setUp();
+      const small = this.o.sizes[0]!;
+      if (this.has("pages")) await this.measurePages(small);
+      if (this.has("list")) await this.measureList();
+      if (this.has("get")) await this.measureGet();
+      if (this.has("patch")) await this.measurePatch();
+      if (this.has("create")) await this.measureCreate();
+      if (this.has("webhooks")) await this.measureWebhooks();
+      if (this.has("pages")) {
+        for (const size of this.o.sizes.slice(1)) {
+          await this.grow(size);
+          await this.measurePages(size);
+        }
+        this.pageCostFigures();
+      }
+      this.rssFigures();
+    } catch (err) {
+      this.errors.push(err instanceof Error ? err.message : String(err));
+      this.log(`  ERROR: ${err instanceof Error ? err.message : String(err)}`);
+      this.rssFigures();
+    } finally {
+      await this.tearDown();
+    }
+    return {
+      db: this.kind,
+      dbDescription: this.dbDescription || this.kind,
+      asserted: this.kind === "postgres",
+      figures: this.figures.sort((a, b) => a.item - b.item),
+      details: this.renderDetails(),
+      errors: this.errors,
+      profiles: this.profiles(),
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Setup, seeding, teardown
+
+  private location(): DbLocation {
+    return this.kind === "pglite" ? { kind: "pglite", dataDir: this.dataDir } : { kind: "postgres", url: this.databaseUrl! };
+  }
+
+  private async startServer(label: string): Promise<void> {
+    this.serverStarts++;
+    const started = Date.now();
+    this.server = await startServerProcess({
+      dataDir: this.dataDir,
+      ...(this.databaseUrl ? { databaseUrl: this.databaseUrl } : {}),
+      rateLimitPerMinute: this.o.rateLimit,
+      core: SERVER_CORE,
+      label: `${this.kind}-${label}`,
+      ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
+    });
+    if (this.api) this.api.baseUrl = this.server.url;
+    if (this.rss) this.rss.setPid(this.server.pid);
+    this.log(`    server up (${label}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  private async setUp(): Promise<void> {
+    this.tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), `stageline-bench-${this.kind}-`));
+    this.dataDir = path.join(this.tmpDir, "server");
+    fs.mkdirSync(this.dataDir, { recursive: true });
+    if (process.env.BENCH_CPU_PROF) this.profileDir = path.join(REPO_ROOT, "bench/results/profiles", `${this.kind}-${Date.now()}`);
+    if (this.kind === "postgres") {
+      this.schema = `bench_${Date.now().toString(36)}_${crypto.randomBytes(3).toString("hex")}`;
+      const url = new URL(this.o.databaseUrl!);
+      url.searchParams.set("schema", this.schema);
+      this.databaseUrl = url.toString();
+    }
+    this.log(`  starting the server (${this.kind}, fresh database)`);
+    await this.startServer("first-start");
+    const key = this.server!.demoApiKey;
+    if (!key) throw new Error("the server printed no `Demo API key:` on its first start (is the demo seed enabled, SEED_DEMO unset?)");
+    this.api = new ApiClient(this.server!.url, key);
+    this.rss = new RssSampler(this.server!.pid);
+
+    const pipelines = await this.api.expect<{ id: string; name: string }[]>(200, "GET", "/v1/ext/pipelines");
+    this.rateLimitSeen = pipelines.headers.get("ratelimit-limit") ?? pipelines.headers.get("ratelimit")?.toString() ?? "no RateLimit-Limit header";
+    const pipeline = pipelines.body.find((p) => p.name === "Sales") ?? pipelines.body[0];
+    if (!pipeline) throw new Error("the demo company has no pipeline");
+    const stages = await this.api.expect<{ id: string; name: string }[]>(200, "GET", `/v1/ext/pipelines/${pipeline.id}/stages`);
+    if (!stages.body[0]) throw new Error(`pipeline ${pipeline.name} has no stages`);
+    this.pipelineId = pipeline.id;
+    this.stageId = stages.body[0].id;
+
+    if (this.kind === "pglite") await this.server!.stop(); // PGlite is single-process: seed while the server is down
+    this.sql = await openSql(this.location());
+    const [row] = await this.sql.query<{ company_id: string; blueprint: unknown }>(`SELECT company_id, blueprint FROM pipelines WHERE id = $1`, [pipeline.id]);
+    const blueprint = (typeof row!.blueprint === "string" ? JSON.parse(row!.blueprint) : row!.blueprint) as { custom_fields?: BlueprintField[] };
+    this.fields = blueprint?.custom_fields ?? [];
+    if (!this.fields.length) this.notes.push(`Pipeline "${pipeline.name}" has no custom fields (the issue asks for a company with custom fields).`);
+    const [version] = await this.sql.query<{ v: string }>(this.kind === "pglite" ? `SELECT version() AS v` : `SELECT current_setting('server_version') AS v`);
+    this.dbDescription =
+      this.kind === "pglite"
+        ? `embedded PGlite (${String(version?.v ?? "").split(" on ")[0]}), server DATA_DIR in ${os.tmpdir()}`
+        : `PostgreSQL ${version?.v ?? "?"}, fresh schema \`${this.schema}\``;
+    this.plan = { companyId: row!.company_id, pipelineId: pipeline.id, t0Ms: Math.floor(Date.now() / 1000) * 1000 - 60_000 };
+    await this.seedTo(this.o.sizes[0]!);
+
+    if (this.kind === "pglite") {
+      await this.sql.close();
+      this.sql = undefined;
+      // The baseline gets its own copy of the freshly seeded database (PGlite cannot be shared between processes).
+      const copy = path.join(this.tmpDir, "baseline-pglite");
+      fs.cpSync(pgliteDirOf(this.dataDir), copy, { recursive: true });
+      await this.startServer("after-seed");
+      if (this.has("list") || this.has("create")) {
+        this.baseline = await startBaseline({ kind: "pglite", pgliteDir: copy, companyId: this.plan.companyId, poolSize: this.o.poolSize, core: SERVER_CORE });
+      }
+    } else if (this.has("list") || this.has("create")) {
+      this.baseline = await startBaseline({
+        kind: "postgres",
+        databaseUrl: this.databaseUrl!,
+        companyId: this.plan.companyId,
+        poolSize: this.o.poolSize,
+        core: SERVER_CORE,
+      });
+    }
+  }
+
+  /** Seeds items until the company has `size` seeded items (needs `this.sql` open). */
+  private async seedTo(size: number): Promise<void> {
+    const started = Date.now();
+    this.log(`  seeding ${sizeLabel(size)} items (bulk INSERT ... SELECT FROM generate_series)`);
+    await seedItems(this.sql!, this.plan, this.seeded + 1, size + 1, (done) => {
+      if (size - this.seeded > 100_000) this.log(`    ${done.toLocaleString("en-US")} / ${(size - this.seeded).toLocaleString("en-US")}`);
+    });
+    await verifySeededOrder(this.sql!, this.plan, Math.floor(size * 0.9));
+    this.notes.push(`Seeded ${(size - this.seeded).toLocaleString("en-US")} items in ${((Date.now() - started) / 1000).toFixed(1)} s (bulk SQL, not the API).`);
+    this.seeded = size;
+  }
+
+  /** Grows the table to `size` seeded items (PGlite: with the server stopped, then restarted). */
+  private async grow(size: number): Promise<void> {
+    await this.baseline?.stop();
+    this.baseline = undefined;
+    if (this.kind === "pglite") {
+      await this.server!.stop();
+      this.sql = await openSql(this.location());
+      await this.seedTo(size);
+      await this.sql.close();
+      this.sql = undefined;
+      await this.startServer(`after-seed-${sizeLabel(size)}`);
+    } else {
+      await this.seedTo(size);
+    }
+  }
+
+  private async tearDown(): Promise<void> {
+    await this.receiver?.stop().catch(() => undefined);
+    await this.baseline?.stop().catch(() => undefined);
+    await this.server?.stop().catch(() => undefined);
+    await this.sql?.close().catch(() => undefined);
+    if (this.kind === "postgres" && this.schema && !this.o.keep) {
+      try {
+        const admin = await openSql({ kind: "postgres", url: this.o.databaseUrl! });
+        await admin.exec(`DROP SCHEMA IF EXISTS "${this.schema}" CASCADE`);
+        await admin.close();
+      } catch (err) {
+        this.notes.push(`Could not drop schema ${this.schema}: ${(err as Error).message}`);
+      }
+    }
+    if (this.tmpDir && !this.o.keep) fs.rmSync(this.tmpDir, { recursive: true, force: true });
+    else if (this.tmpDir) {
+      this.notes.push(`Kept ${this.tmpDir}${this.schema ? ` and schema ${this.schema}` : ""} (--keep); demo API key ${this.api?.apiKey ?? "unknown"}.`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Load helpers
+
+  private get headers(): Record<string, string> {
+    return { "x-api-key": this.api.apiKey };
+  }
+
+  /**
+   * Waits until the server has worked off requests still queued from a finished run (autocannon stops reading at
+   * the end of a run, but the server still executes what it accepted): one authenticated request that queues
+   * behind them. Keeps one run's backlog out of the next run's figures.
+   */
+  private async settle(): Promise<void> {
+    await this.api.call("GET", "/v1/ext/pipelines");
+  }
+
+  /**
+   * Warms up (unless `warm` is false or the run is a fixed amount), then measures; records failures (with the
+   * first failing response) and runs in which no request completed as errors.
+   * @param beforeMeasure runs after the warm-up has settled (e.g. re-read item versions).
+   */
+  private async load(
+    label: string,
+    options: Omit<LoadOptions, "connections" | "duration">,
+    warm = true,
+    beforeMeasure?: () => Promise<void>,
+  ): Promise<LoadResult> {
+    this.server!.assertAlive();
+    if (warm && this.o.warmup > 0 && options.amount === undefined) {
+      await runLoad({ ...options, connections: this.o.connections, duration: this.o.warmup });
+      await this.settle();
+    }
+    await beforeMeasure?.();
+    const result = await runLoad({ ...options, connections: this.o.connections, duration: this.o.duration });
+    await this.settle();
+    this.server!.assertAlive();
+    this.log(`    ${label}: ${rps(result.reqPerSec)}, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result) ? `, FAILURES ${failures(result)}` : ""}`);
+    if (failures(result)) {
+      const sample = result.failureSample ? `; first failure: ${result.failureSample.status} ${result.failureSample.body}` : "";
+      this.errors.push(
+        `${label}: ${result.non2xx} non-2xx responses and ${result.errors} connection errors/timeouts (status codes ${JSON.stringify(result.statusCodes)})${sample}`,
+      );
+    } else if (result.ok === 0) {
+      this.errors.push(`${label}: no request completed within the ${options.amount ?? this.o.duration}${options.amount ? " requests" : " s run"}`);
+    }
+    return result;
+  }
+
+  private async during<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    this.log(`  ${phase}`);
+    try {
+      return await this.rss!.during(phase, fn);
+    } finally {
+      this.log(`    (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    }
+  }
+
+  private createBody(): string {
+    const metadata: Record<string, unknown> = {};
+    for (const f of this.fields) metadata[f.key] = sampleValue(f, "[<id>]");
+    return JSON.stringify({ name: "Bench lead [<id>]", pipeline_id: this.pipelineId, stage_id: this.stageId, metadata });
+  }
+
+  private latencyText(r: LoadResult): string {
+    return `p50 ${ms(r.p50)}, p99 ${ms(r.p99)}`;
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Measurements
+
+  /** Issue item 4 at one size: the first page and a page 90% deep, through the whole stack. */
+  private async measurePages(size: number): Promise<void> {
+    const deepAfter = Math.floor(size * 0.9);
+    const cursor = keysetCursor(seededItemPosition(this.plan, deepAfter));
+    const deepPath = `/v1/ext/items?limit=100&cursor=${cursor}`;
+    // Correctness first: the deep page must be the 100 seeded items right after the cursor.
+    const check = await this.api.expect<{ item_id: string }[]>(200, "GET", deepPath);
+    const expectedFirst = seededItemId(this.plan.companyId, deepAfter + 1);
+    if (check.body.length !== 100 || check.body[0]?.item_id !== expectedFirst) {
+      throw new Error(`deep page at ${sizeLabel(size)} is wrong: ${check.body.length} items, first ${check.body[0]?.item_id} (expected ${expectedFirst})`);
+    }
+    await this.during(`page cost at ${sizeLabel(size)} items`, async () => {
+      const first = await this.load(`first page, ${sizeLabel(size)} items`, { url: this.api.baseUrl, path: "/v1/ext/items?limit=100", headers: this.headers });
+      const deep = await this.load(`deep page (item ${deepAfter.toLocaleString("en-US")}), ${sizeLabel(size)} items`, { url: this.api.baseUrl, path: deepPath, headers: this.headers });
+      this.pageCost.set(size, { first, deep });
+      this.figures.push(
+        { item: 4, metric: `First page at ${sizeLabel(size)} items`, value: first.reqPerSec, display: `${rps(first.reqPerSec)} (${this.latencyText(first)})` },
+        { item: 4, metric: `Deep page (90%) at ${sizeLabel(size)} items`, value: deep.reqPerSec, display: `${rps(deep.reqPerSec)} (${this.latencyText(deep)})` },
+      );
+    });
+  }
+
+  /** Issue item 4 verdicts: cost of a page at the largest size relative to the smallest (req/s ratio). */
+  private pageCostFigures(): void {
+    const sizes = [...this.pageCost.keys()].sort((a, b) => a - b);
+    if (sizes.length < 2) return;
+    const small = this.pageCost.get(sizes[0]!)!;
+    const large = this.pageCost.get(sizes[sizes.length - 1]!)!;
+    const label = `${sizeLabel(sizes[sizes.length - 1]!)} vs ${sizeLabel(sizes[0]!)}`;
+    const target = { op: "<=" as const, limit: 1.3, text: "≤ 1.30x" };
+    const first = small.first.reqPerSec / large.first.reqPerSec;
+    const deep = small.deep.reqPerSec / large.deep.reqPerSec;
+    this.figures.push(
+      { item: 4, metric: `First page cost, ${label} (req/s ratio)`, value: first, display: `${ratio(first)} (p50 ${ms(small.first.p50)} → ${ms(large.first.p50)})`, target },
+      { item: 4, metric: `Deep page cost, ${label} (req/s ratio)`, value: deep, display: `${ratio(deep)} (p50 ${ms(small.deep.p50)} → ${ms(large.deep.p50)})`, target },
+    );
+  }
+
+  /** Issue item 1: GET /v1/ext/items (first page of 100) vs the bare handler, alternating rounds. */
+  private async measureList(): Promise<void> {
+    const path = "/v1/ext/items?limit=100";
+    const server = await this.api.expect<Record<string, unknown>[]>(200, "GET", path);
+    const bareRes = await fetch(`${this.baseline!.url}/items?limit=100`);
+    const bare = (await bareRes.json()) as Record<string, unknown>[];
+    const ids = (rows: Record<string, unknown>[]) => rows.map((r) => r.item_id).join(",");
+    if (server.body.length !== 100) throw new Error(`GET ${path} returned ${server.body.length} items, expected 100`);
+    if (ids(server.body) !== ids(bare)) throw new Error("the bare handler's first page differs from the server's: the comparison would not be like for like");
+    const missing = this.fields.filter((f) => !(f.key in server.body[0]!)).map((f) => f.key);
+    if (missing.length) throw new Error(`list items lack the custom fields ${missing.join(", ")}`);
+    if (!server.headers.get("link")) this.notes.push("The server's first page carried no Link header although more items remain.");
+    const bytes = JSON.stringify(server.body).length;
+    await this.during("list: server vs bare", async () => {
+      const bareRounds: LoadResult[] = [];
+      const serverRounds: LoadResult[] = [];
+      const bareOpts = { url: this.baseline!.url, path: "/items?limit=100" };
+      const serverOpts = { url: this.api.baseUrl, path, headers: this.headers };
+      for (let r = 0; r < this.o.rounds; r++) {
+        bareRounds.push(await this.load(`bare list, round ${r + 1}`, bareOpts, r === 0));
+        serverRounds.push(await this.load(`server list, round ${r + 1}`, serverOpts, r === 0));
+      }
+      const b = combineRounds(bareRounds);
+      const s = combineRounds(serverRounds);
+      this.figures.push(
+        { item: 1, metric: "List (first page of 100): server", value: s.reqPerSec, display: `${rps(s.reqPerSec)} (${this.latencyText(s)})` },
+        { item: 1, metric: "List: bare Express + SQL, no auth", value: b.reqPerSec, display: `${rps(b.reqPerSec)} (${this.latencyText(b)})` },
+        { item: 1, metric: "List: server / bare throughput", value: s.reqPerSec / b.reqPerSec, display: ratio(s.reqPerSec / b.reqPerSec), target: { op: ">=", limit: 0.7, text: "≥ 0.70x" } },
+        { item: 1, metric: `List: server p99 at ${this.o.connections} connections`, value: s.p99, display: ms(s.p99), target: { op: "<", limit: 50, text: "< 50 ms" } },
+      );
+      this.roundsTable("List", bareRounds, serverRounds, `response ≈ ${(bytes / 1024).toFixed(0)} KiB`);
+    });
+  }
+
+  /** Issue item 2: POST /v1/ext/items (with its outbox event) vs a bare INSERT of the same row. */
+  private async measureCreate(): Promise<void> {
+    const body = this.createBody();
+    const probe = await this.api.expect<{ item_id: string }>(201, "POST", "/v1/ext/items", JSON.parse(body.replace(/\[<id>\]/g, "probe")));
+    if (!probe.body.item_id) throw new Error("POST /v1/ext/items answered 201 without an item_id");
+    await this.during("create: server vs bare", async () => {
+      const bareRounds: LoadResult[] = [];
+      const serverRounds: LoadResult[] = [];
+      const bareOpts = { url: this.baseline!.url, method: "POST" as const, path: "/items", body, uniqueIds: true };
+      const serverOpts = { url: this.api.baseUrl, method: "POST" as const, path: "/v1/ext/items", body, uniqueIds: true, headers: this.headers };
+      for (let r = 0; r < this.o.rounds; r++) {
+        bareRounds.push(await this.load(`bare insert, round ${r + 1}`, bareOpts, r === 0));
+        serverRounds.push(await this.load(`server create, round ${r + 1}`, serverOpts, r === 0));
+      }
+      const b = combineRounds(bareRounds);
+      const s = combineRounds(serverRounds);
+      this.figures.push(
+        { item: 2, metric: "Create (with outbox event): server", value: s.reqPerSec, display: `${rps(s.reqPerSec)} (${this.latencyText(s)})` },
+        { item: 2, metric: "Create: bare Express + INSERT, no auth", value: b.reqPerSec, display: `${rps(b.reqPerSec)} (${this.latencyText(b)})` },
+        { item: 2, metric: "Create: server / bare throughput", value: s.reqPerSec / b.reqPerSec, display: ratio(s.reqPerSec / b.reqPerSec), target: { op: ">=", limit: 0.6, text: "≥ 0.60x" } },
+      );
+      this.roundsTable("Create", bareRounds, serverRounds, "no webhook subscriptions yet: each create writes its outbox event, no deliveries");
+    });
+  }
+
+  /** Issue item 3: GET /v1/ext/items/{id} over random seeded items. */
+  private async measureGet(): Promise<void> {
+    const pool = Math.min(this.seeded, 10_000);
+    const ids = Array.from({ length: pool }, (_, i) => seededItemId(this.plan.companyId, i + 1));
+    await this.api.expect(200, "GET", `/v1/ext/items/${ids[0]}`);
+    await this.during("get one item", async () => {
+      const r = await this.load("GET /v1/ext/items/{id}", {
+        url: this.api.baseUrl,
+        path: `/v1/ext/items/${ids[0]}`,
+        headers: this.headers,
+        setupRequest: (req) => ({ ...req, path: `/v1/ext/items/${ids[Math.floor(Math.random() * ids.length)]}` }),
+      });
+      this.figures.push({ item: 3, metric: `GET /v1/ext/items/{id} (random of ${sizeLabel(pool)})`, value: r.reqPerSec, display: `${rps(r.reqPerSec)} (${this.latencyText(r)})` });
+    });
+  }
+
+  /**
+   * Issue item 3: PATCH /v1/ext/items/{id} with `version`. Each connection owns one item and sends the version the
+   * previous response returned, so no request conflicts (a 409 would count as a failure).
+   */
+  private async measurePatch(): Promise<void> {
+    const versions = new Map<string, number>();
+    // One seeded item per connection, from the middle of the table (away from the first page).
+    const start = Math.max(1, Math.floor(this.seeded / 2) - this.o.connections);
+    const ids = Array.from({ length: this.o.connections }, (_, i) => seededItemId(this.plan.companyId, start + i));
+    // Versions are re-read before the measured run: requests in flight when the warm-up stopped still bumped them.
+    const readVersions = async () => {
+      for (const id of ids) {
+        const res = await this.api.expect<{ version: number }>(200, "GET", `/v1/ext/items/${id}`);
+        versions.set(id, res.body.version);
+      }
+    };
+    await readVersions();
+    const dealField = this.fields.find((f) => f.type === "number");
+    let value = 1;
+    const metadata = () => (dealField ? { [dealField.key]: value++ } : {});
+    let nextClient = 0;
+    const setupClient = (client: autocannon.Client, seen: (status: number, body: string) => void) => {
+      const id = ids[nextClient++ % ids.length]!;
+      client.setRequests([
+        {
+          method: "PATCH",
+          path: `/v1/ext/items/${id}`,
+          headers: { ...this.headers, "content-type": "application/json" },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ version: versions.get(id), metadata: metadata() }) }),
+          onResponse: (status, body) => {
+            seen(status, body);
+            try {
+              const parsed = JSON.parse(body) as { version?: number; current_version?: number };
+              const v = status === 200 ? parsed.version : parsed.current_version;
+              if (typeof v === "number") versions.set(id, v);
+            } catch {
+              /* counted as a failure by status */
+            }
+          },
+        },
+      ]);
+    };
+    if (!dealField) this.notes.push("PATCH sends no metadata change (the pipeline has no number field): it measures version-only updates.");
+    await this.during("patch with version", async () => {
+      const r = await this.load(
+        "PATCH /v1/ext/items/{id} with version",
+        { url: this.api.baseUrl, method: "PATCH", path: `/v1/ext/items/${ids[0]}`, headers: this.headers, body: "{}", setupClient },
+        true,
+        readVersions,
+      );
+      this.figures.push({ item: 3, metric: "PATCH /v1/ext/items/{id} with version", value: r.reqPerSec, display: `${rps(r.reqPerSec)} (${this.latencyText(r)})` });
+    });
+  }
+
+  /** Issue item 5: delivery latency (one subscription, paced creates) and sustained deliveries/s (a burst, N subscriptions). */
+  private async measureWebhooks(): Promise<void> {
+    this.receiver = new WebhookReceiver();
+    await this.receiver.start();
+    const subscriptions: string[] = [];
+    const subscribe = async (n: number) => {
+      const target = `/hook/${n}`;
+      const res = await this.api.call<{ id: string; secret?: string }>("POST", "/v1/ext/webhooks", { target_url: this.receiver!.url + target, event: "item.created" });
+      if (res.status !== 201 && res.status !== 200) throw new Error(`POST /v1/ext/webhooks answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      if (res.body.secret) this.receiver!.setSecret(target, res.body.secret);
+      else this.notes.push("The subscribe response carried no `secret`: signatures were not checked.");
+      subscriptions.push(res.body.id);
+    };
+    await subscribe(0);
+    const body = this.createBody();
+    const sent = new Map<string, number>();
+    const paceMs = 50;
+    await this.during("webhook delivery latency", async () => {
+      for (let n = 0; n < this.o.latencyItems; n++) {
+        const start = nowMs();
+        const res = await this.api.expect<{ item_id: string }>(201, "POST", "/v1/ext/items", JSON.parse(body.replace(/\[<id>\]/g, `lat${n}`)));
+        sent.set(res.body.item_id, nowMs());
+        const wait = paceMs - (nowMs() - start);
+        if (wait > 0) await sleep(wait);
+      }
+      const complete = await this.receiver!.waitForTotal(this.o.latencyItems, 30_000);
+      if (!complete) this.errors.push(`webhook latency: only ${this.receiver!.deliveries.length} of ${this.o.latencyItems} deliveries arrived within 30 s`);
+    });
+    const fromResponse: number[] = [];
+    const fromCreatedAt: number[] = [];
+    for (const d of this.receiver.deliveries) {
+      const t = d.itemId ? sent.get(d.itemId) : undefined;
+      if (t !== undefined) fromResponse.push(d.receivedAt - t);
+      if (d.createdAt) fromCreatedAt.push(d.receivedAt - Date.parse(d.createdAt));
+    }
+    if (fromResponse.length) {
+      const p50 = percentile(fromResponse, 50);
+      this.figures.push(
+        { item: 5, metric: "Delivery latency p50 (201 response → receipt)", value: p50, display: ms(p50), target: { op: "<", limit: 50, text: "< 50 ms" } },
+        { item: 5, metric: "Delivery latency p99 (201 response → receipt)", value: percentile(fromResponse, 99), display: ms(percentile(fromResponse, 99)) },
+      );
+      this.details.push(
+        `Delivery latency over ${fromResponse.length} items created one at a time every ${paceMs} ms with one subscription: from the API's 201 response to receipt p50 ${ms(percentile(fromResponse, 50))}, p99 ${ms(percentile(fromResponse, 99))}, min ${ms(Math.min(...fromResponse))}, max ${ms(Math.max(...fromResponse))}; from the item's created_at (set in the insert, before commit) p50 ${ms(percentile(fromCreatedAt, 50))}, p99 ${ms(percentile(fromCreatedAt, 99))}.`,
+      );
+    }
+
+    for (let n = 1; n < this.o.subscriptions; n++) await subscribe(n);
+    const before = this.receiver.deliveries.length;
+    const expected = this.o.burstItems * this.o.subscriptions;
+    let stalled = false;
+    let burstStart = 0;
+    let createRun: LoadResult | undefined;
+    await this.during("webhook delivery throughput", async () => {
+      burstStart = nowMs();
+      createRun = await this.load(`burst of ${this.o.burstItems} creates (${this.o.subscriptions} subscriptions)`, {
+        url: this.api.baseUrl,
+        method: "POST",
+        path: "/v1/ext/items",
+        body,
+        uniqueIds: true,
+        headers: this.headers,
+        amount: this.o.burstItems,
+      });
+      const deadline = Date.now() + (this.o.quick ? 30_000 : 180_000);
+      let lastCount = -1;
+      let lastProgress = Date.now();
+      while (this.receiver!.deliveries.length < before + expected && Date.now() < deadline) {
+        await this.receiver!.waitForTotal(before + expected, 1000);
+        const count = this.receiver!.deliveries.length;
+        if (count !== lastCount) {
+          lastCount = count;
+          lastProgress = Date.now();
+        } else if (Date.now() - lastProgress > 15_000) {
+          stalled = true;
+          break;
+        }
+      }
+    });
+    const got = this.receiver.deliveries.slice(before);
+    const missing = expected - got.length;
+    if (got.length) {
+      const last = Math.max(...got.map((d) => d.receivedAt));
+      const first = Math.min(...got.map((d) => d.receivedAt));
+      const rate = got.length / ((last - burstStart) / 1000);
+      const underLoad = got.filter((d) => d.createdAt).map((d) => d.receivedAt - Date.parse(d.createdAt!));
+      this.figures.push({
+        item: 5,
+        metric: `Sustained deliveries/s (${this.o.subscriptions} subscriptions, ${this.o.burstItems} items)`,
+        value: rate,
+        display: `${Math.round(rate).toLocaleString("en-US")} /s`,
+        target: { op: ">=", limit: 500, text: "≥ 500 /s" },
+      });
+      this.details.push(
+        `Delivery throughput: ${this.o.burstItems} items created by ${this.o.connections} connections (${createRun ? rps(createRun.reqPerSec) : "?"}) with ${this.o.subscriptions} item.created subscriptions = ${expected} deliveries; ${got.length} arrived ${((last - burstStart) / 1000).toFixed(1)} s after the burst started (first after ${((first - burstStart) / 1000).toFixed(2)} s). Rate = deliveries ÷ (last receipt − burst start). created_at → receipt during the burst: p50 ${ms(percentile(underLoad, 50))}, p99 ${ms(percentile(underLoad, 99))}.`,
+      );
+    }
+    if (missing > 0) {
+      const text = `${missing} of ${expected} deliveries had not arrived ${stalled ? "and none arrived for 15 s (stalled)" : "by the deadline"}`;
+      if (stalled) this.errors.push(`webhook throughput: ${text}`);
+      else this.notes.push(`Webhook throughput: ${text}.`);
+    }
+    this.details.push(
+      `Receiver checks: ${this.receiver.duplicates} duplicate deliveries (same webhook-id), ${this.receiver.badSignatures} bad signatures, ${this.receiver.unsigned} unsigned.`,
+    );
+    if (this.receiver.badSignatures) this.errors.push(`webhooks: ${this.receiver.badSignatures} deliveries had a signature that does not verify`);
+    for (const id of subscriptions) await this.api.call("DELETE", `/v1/ext/webhooks/${id}`);
+    await this.receiver.stop();
+    this.receiver = undefined;
+  }
+
+  /** Issue item 6: the server's peak RSS over every measured phase. */
+  private rssFigures(): void {
+    const peak = this.rss?.peak();
+    if (!peak) return;
+    this.figures.push({ item: 6, metric: "Server RSS, peak under load", value: peak.peakMb, display: `${mb(peak.peakMb)} (during ${peak.phase})`, target: { op: "<", limit: 200, text: "< 200 MB" } });
+  }
+
+  // ---------------------------------------------------------------------------------------------------------------
+  // Report details
+
+  private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string): void {
+    const row = (who: string, r: LoadResult, i: number) =>
+      `| ${name} | ${who} | ${i + 1} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.ok} | ${r.non2xx + r.errors} |`;
+    this.details.push(
+      "",
+      `${name} rounds (alternating, ${this.o.duration} s each; ${note}):`,
+      "",
+      "| Measure | Handler | Round | req/s | p50 ms | p99 ms | 2xx | failed |",
+      "|---|---|---|---|---|---|---|---|",
+      ...bare.flatMap((b, i) => [row("bare", b, i), row("server", server[i]!, i)]),
+      "",
+    );
+  }
+
+  private renderDetails(): string[] {
+    const lines = [
+      `Details (${this.kind}):`,
+      "",
+      `- Rate limit: on, with its database counter; one API key (the demo key) with RATE_LIMIT_PER_MINUTE=${this.o.rateLimit} (server answered RateLimit-Limit: ${this.rateLimitSeen}).`,
+      ...(this.kind === "pglite"
+        ? [`- Server started ${this.serverStarts} times: PGlite is single-process, so the server is stopped while the bench seeds its data directory.`]
+        : []),
+      ...this.notes.map((n) => `- ${n}`),
+      ...this.details,
+    ];
+    if (this.rss?.phases.length) {
+      lines.push("", "| Server RSS by phase | peak | mean | samples |", "|---|---|---|---|");
+      for (const p of this.rss.phases) lines.push(`| ${p.phase} | ${mb(p.peakMb)} | ${mb(p.meanMb)} | ${p.samples} |`);
+    }
+    return lines;
+  }
+
+  private profiles(): string[] {
+    if (!this.profileDir || !fs.existsSync(this.profileDir)) return [];
+    const lines: string[] = [];
+    for (const file of fs.readdirSync(this.profileDir).filter((f) => f.endsWith(".cpuprofile")).sort()) {
+      try {
+        lines.push(...renderProfile(summariseProfile(path.join(this.profileDir, file))));
+      } catch (err) {
+        lines.push(`Could not read profile ${file}: ${(err as Error).message}`);
+      }
+    }
+    if (lines.length) lines.unshift(`Profiles written to ${path.relative(REPO_ROOT, this.profileDir)}/ (BENCH_CPU_PROF=1).`, "");
+    return lines;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * `npm run bench` (issue #4): a reproducible benchmark of the Stageline server that prints a table and writes it to
+ * bench/results/latest.md (or quick.md with --quick), with the command line, machine, versions and every figure.
+ *
+ * It starts the built server (`node server/dist/main.js`) on a fresh database, pinned to core 0, and drives it from
+ * this process (pinned to core 1) with autocannon. Ratios are measured inside one run, server and bare baseline in
+ * alternating rounds, because absolute numbers drift on shared machines. See `--help` and bench/README.md.
+ *
+ * Exit codes: 0 done; 1 errors (non-2xx responses, a crashed server, stalled deliveries, bad options);
+ * 3 a PostgreSQL target was missed (full runs only; `--no-assert` turns this off; `--quick` never asserts speeds).
+ */
+import os from "node:os";
+import path from "node:path";
+import { parseOptions, USAGE, type BenchOptions } from "./lib/options";
+import { BenchPass, SERVER_CORE } from "./lib/pass";
+import { commandLine, packageVersion, renderReport, verdict, writeReport, type PassReport } from "./lib/report";
+import { hasTaskset, pinSelf, REPO_ROOT } from "./lib/server-process";
+
+const LOAD_CORE = 1;
+
+const METHOD = [
+  "- **Server**: the built server (`node server/dist/main.js`, NODE_ENV=test, LOG_LEVEL=warn) on a fresh database: a new PGlite data directory, or a new schema `bench_*` on the PostgreSQL of DATABASE_URL (dropped afterwards). The demo company it seeds on first start (pipeline \"Sales\" with custom fields email and deal_value) is the benchmark company, reached with the printed demo API key.",
+  "- **Rate limiting stays on** (express-rate-limit with the database counter: one upsert per request); the per-key limit is raised with RATE_LIMIT_PER_MINUTE so one key can carry the load.",
+  "- **Seeding**: items are bulk-inserted with `INSERT ... SELECT FROM generate_series` (not through the API), `created_at` one second apart, short ids continuing the pipeline's counter; PGlite is single-process, so for the PGlite pass the server is stopped while the bench opens its data directory, then restarted.",
+  "- **Bare baselines** (items 1 and 2): Express 5 without auth, rate limit, validation, logging or outbox: the list handler runs one SQL statement (items joined to pipeline, stage and status names, same order and index as the server) and formats the same Item JSON; the create handler runs one `INSERT ... RETURNING` of the same row. On PostgreSQL it uses a `pg` pool of the same size as the server's on the same schema. On PGlite it opens its own copy of the server's data directory taken right after seeding (PGlite cannot be shared between processes), so both read identical rows; the bench checks that both first pages hold the same items. The baseline runs on the same core as the server, never at the same time.",
+  "- **Load**: autocannon in the bench process; a figure is the mean of the rounds (worst p99 across rounds); server and baseline alternate round by round. Req/s counts 2xx responses only; any non-2xx or connection error makes the run an error.",
+  "- **Page cost** (item 4): the first page and the page after the item 90% deep (cursor built the server's way, base64url of `[created_at, id]`, and checked to return the expected 100 items), at each table size; the cost ratio is req/s at the small size ÷ req/s at the large size.",
+  "- **Item 3**: GET picks a random item among the first 10k seeded ones per request; PATCH gives each connection its own item and sends the version from the previous response with a changed deal_value (no 409s expected).",
+  "- **Webhooks** (item 5): a local receiver (in the bench process) answers 200 at once and verifies every Standard Webhooks signature. Latency: items created one at a time every 50 ms with one item.created subscription; measured from the API's 201 response to receipt (same clock), with created_at → receipt beside it. Throughput: a burst of creates with N subscriptions (each create fans out to N deliveries); rate = deliveries ÷ (last receipt − burst start).",
+  "- **RSS** (item 6): VmRSS of the server process from /proc every 200 ms during every measured phase; the peak is reported.",
+  "- **Profiling**: `BENCH_CPU_PROF=1` runs the server under `node --cpu-prof`; the report then lists self time by package and the hottest functions (combine with `--only <phase>` to profile one endpoint).",
+];
+
+function settings(o: BenchOptions, pinned: boolean): string[] {
+  const pinning = hasTaskset()
+    ? `server and baseline pinned to core ${SERVER_CORE} with taskset; the load generator ${pinned ? `pinned to core ${LOAD_CORE}` : "not pinned (could not)"}${o.dbs.includes("postgres") ? "; PostgreSQL itself is not pinned" : ""}`
+    : "taskset not available: nothing is pinned (figures are less stable)";
+  return [
+    `Load: autocannon, ${o.connections} connections, ${o.duration} s per measurement after ${o.warmup} s warm-up, ${o.rounds} alternating round(s) for the ratios`,
+    `Cores: ${os.cpus().length}; ${pinning}`,
+    `Table sizes: ${o.sizes.map((s) => s.toLocaleString("en-US")).join(", ")} items; phases: ${[...o.phases].join(", ")}; webhook subscriptions: ${o.subscriptions}; pool size: ${o.poolSize}`,
+  ];
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | "help";
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return 1;
+  }
+  if (options === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const o = options;
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  const pinned = os.cpus().length >= 2 && pinSelf(LOAD_CORE);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  log(`Stageline benchmark${o.quick ? " (quick)" : ""}: ${o.dbs.join(" + ")}, ${o.connections} connections, ${o.duration} s runs`);
+
+  const passes: PassReport[] = [];
+  for (const db of o.dbs) {
+    log(`\n== ${db}`);
+    passes.push(await new BenchPass(db, o, log).run());
+  }
+
+  const versions: Record<string, string> = {
+    node: process.version,
+    "@prisma/client": packageVersion("@prisma/client"),
+    express: packageVersion("express"),
+    pg: packageVersion("pg"),
+    "@electric-sql/pglite": packageVersion("@electric-sql/pglite"),
+    autocannon: packageVersion("autocannon"),
+  };
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" / ");
+  const machineLoad = `Load average (1/5/15 min) before the run: ${load(loadBefore)}; after: ${load(os.loadavg())} (other work on the machine skews absolute figures; the ratios less so)`;
+  const node = `Node binary: ${path.relative(REPO_ROOT, process.execPath).startsWith("node_modules") ? `${path.relative(REPO_ROOT, process.execPath)} (the \`node\` package npm scripts put first on PATH)` : process.execPath}`;
+  const info = { commandLine: commandLine(), startedAt, finishedAt: new Date(), quick: o.quick, settings: [...settings(o, pinned), machineLoad, node], versions };
+  const markdown = renderReport(info, passes, METHOD);
+  const file = writeReport(path.join(REPO_ROOT, "bench/results"), o.quick, markdown, { info, options: { ...o, phases: [...o.phases] }, passes });
+  log(`\n${markdown}`);
+  log(`Written to ${path.relative(process.cwd(), file)}`);
+
+  const errors = passes.flatMap((p) => p.errors.map((e) => `${p.db}: ${e.split("\n")[0]}`));
+  if (errors.length) {
+    log(`\n${errors.length} error(s):\n${errors.map((e) => `  - ${e}`).join("\n")}`);
+    return 1;
+  }
+  const missed = passes.filter((p) => p.asserted).flatMap((p) => p.figures.filter((f) => verdict(f) === "miss" || verdict(f) === "no data").map((f) => `${p.db}: ${f.metric}`));
+  if (missed.length && o.assert) {
+    log(`\nTargets missed (exit 3; --no-assert to ignore):\n${missed.map((m) => `  - ${m}`).join("\n")}`);
+    return 3;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`benchmark failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

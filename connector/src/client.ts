@@ -1,0 +1,141 @@
+/**
+ * Small typed helpers around `z.request` for the Stageline external API (spec "Endpoints"; CONTRACT "Lists").
+ *
+ * Operations pass paths relative to the server (`/v1/ext/...`, built with `apiPath`); the `beforeRequest`
+ * middleware (middleware.ts) resolves them against the connection's Server URL and adds the API key.
+ */
+import type { HttpRequestOptions, HttpResponse, ZObject } from 'zapier-platform-core';
+import { API_BASE_PATH, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
+
+/** The hosted Stageline API. Connections that leave "Server URL" empty use it; self-hosted installs override it. */
+export const DEFAULT_SERVER_URL = 'https://api.stageline.dev';
+
+/** At most this many pages are followed when a lookup list (pipelines, stages, statuses) is paginated. */
+const MAX_LOOKUP_PAGES = 10;
+
+/**
+ * The base URL of a connection's Stageline server: `authData.server_url` when set, else DEFAULT_SERVER_URL.
+ * Forgiving about what users paste: surrounding spaces and trailing slashes are dropped, a missing scheme becomes
+ * `https://`, and a trailing `/v1/ext` (the API prefix) is removed because every request adds it.
+ * @throws Error when the value is not an http(s) URL.
+ */
+export function serverUrlOf(authData: Readonly<Record<string, unknown>> | undefined): string {
+  const raw = typeof authData?.server_url === 'string' ? authData.server_url.trim() : '';
+  if (raw === '') return DEFAULT_SERVER_URL;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new Error(`Server URL "${raw}" is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`Server URL "${raw}" must start with https:// (or http:// for a server on your own network).`);
+  }
+  let base = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  if (base.endsWith(API_BASE_PATH)) base = base.slice(0, -API_BASE_PATH.length);
+  return base;
+}
+
+/**
+ * Resolves a request URL against the server base: a path (`/v1/ext/items`) is appended to the base; an absolute
+ * URL under the API prefix (e.g. a `Link: rel="next"` URL the server built from its own host name) is rebased onto
+ * the configured server, so the key is never sent elsewhere and proxies that rewrite hosts keep working.
+ * Other absolute URLs are returned unchanged.
+ */
+export function resolveUrl(base: string, url: string): string {
+  if (url.startsWith('/')) return `${base}${url}`;
+  if (/^https?:\/\//i.test(url)) {
+    const parsed = new URL(url);
+    const apiIndex = parsed.pathname.indexOf(`${API_BASE_PATH}/`);
+    if (apiIndex >= 0) return `${base}${parsed.pathname.slice(apiIndex)}${parsed.search}`;
+    return url;
+  }
+  return `${base}/${url}`;
+}
+
+/** `/v1/ext/<segment>/<segment>...` with every segment percent-encoded (ids come from users and mapped data). */
+export function apiPath(...segments: string[]): string {
+  return `${API_BASE_PATH}/${segments.map((s) => encodeURIComponent(s)).join('/')}`;
+}
+
+/** Options of one API call. */
+export interface ApiCall {
+  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** A path from `apiPath` (or a `Link` URL). */
+  url: string;
+  params?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Let the caller handle 4xx/5xx itself (the error middleware and core then leave the response alone). */
+  skipThrowForStatus?: boolean;
+}
+
+/** Sends one API request; without `skipThrowForStatus`, error statuses become user-facing errors in middleware.ts. */
+export function callApi<T>(z: ZObject, call: ApiCall): Promise<HttpResponse<T>> {
+  const params: Record<string, string> = {};
+  for (const [key, value] of Object.entries(call.params ?? {})) {
+    if (value !== undefined) params[key] = String(value);
+  }
+  const options: HttpRequestOptions & { url: string } = {
+    url: call.url,
+    method: call.method ?? 'GET',
+    headers: { accept: 'application/json' },
+    params,
+    skipThrowForStatus: call.skipThrowForStatus ?? false,
+  };
+  if (call.body !== undefined) options.json = call.body;
+  return z.request<T>(options);
+}
+
+/** GET a JSON body. Errors are thrown by the middleware. */
+export async function getJson<T>(z: ZObject, url: string, params?: ApiCall['params']): Promise<T> {
+  return (await callApi<T>(z, { url, params })).data;
+}
+
+/** POST/PATCH a JSON body and return the JSON response. */
+export async function sendJson<T>(z: ZObject, method: 'POST' | 'PATCH', url: string, body: unknown): Promise<T> {
+  return (await callApi<T>(z, { method, url, body })).data;
+}
+
+/** The `rel="next"` URL of an RFC 8288 `Link` header, or null. */
+export function nextLink(header: string | undefined | null): string | null {
+  if (!header) return null;
+  for (const part of header.split(',')) {
+    const match = /^\s*<([^>]*)>\s*;(.*)$/.exec(part);
+    if (match && /\brel\s*=\s*"?next"?/i.test(match[2] ?? '')) return match[1] ?? null;
+  }
+  return null;
+}
+
+/**
+ * GET a list endpoint and follow `Link: rel="next"` (CONTRACT "Lists") for up to MAX_LOOKUP_PAGES pages.
+ * For small lookup lists (pipelines, stages, statuses) that dropdowns show in full.
+ */
+export async function getAllPages<T>(z: ZObject, url: string, params?: ApiCall['params']): Promise<T[]> {
+  const out: T[] = [];
+  let next: string | null = url;
+  let query = params;
+  for (let page = 0; next !== null && page < MAX_LOOKUP_PAGES; page += 1) {
+    const response: HttpResponse<T[]> = await callApi<T[]>(z, { url: next, params: query });
+    if (!Array.isArray(response.data)) {
+      throw new z.errors.Error(`Stageline answered ${next} with something other than a list.`, 'UnexpectedResponse', response.status);
+    }
+    out.push(...response.data);
+    next = nextLink(response.getHeader(LINK_HEADER));
+    query = undefined; // the next URL carries the whole query
+  }
+  return out;
+}
+
+/** GET /v1/ext/pipelines/{pipeline_id}/fields: the custom fields of a pipeline's blueprint. */
+export function fetchCustomFields(z: ZObject, pipelineId: string): Promise<CustomField[]> {
+  return getJson<CustomField[]>(z, apiPath('pipelines', pipelineId, 'fields'));
+}
+
+/** An Item with Zapier's dedupe key: `id` equals `item_id` (one "new item" per item). */
+export type ZapierItem<T extends Item = Item> = T & { id: string };
+
+/** Adds `id` = `item_id` to an item (Zapier de-duplicates trigger and search results on `id`). */
+export function withItemId<T extends Item>(item: T): ZapierItem<T> {
+  return { id: item.item_id, ...item };
+}

@@ -1,0 +1,165 @@
+/**
+ * Task fields (spec "Task (response)" and "Task write fields"; CONTRACT "Tasks"): Zapier input fields for create
+ * and update, output fields, a realistic sample, and the mapping of Zapier input to a task write body.
+ */
+import type { PlainInputField, PlainOutputField } from 'zapier-platform-core';
+import { TASK_PRIORITIES, TASK_TYPES, type Task } from '@stageline/shared';
+import { definedOnly, toBoolean, toChoice, toDateTime, toId, toInteger, toText } from './coerce';
+
+/** Human labels of the priorities (values from the contract's TASK_PRIORITIES). */
+const PRIORITY_LABELS: Record<(typeof TASK_PRIORITIES)[number], string> = {
+  none: 'None',
+  low: 'Low',
+  medium: 'Medium',
+  high: 'High',
+  urgent: 'Urgent',
+};
+
+/** Human labels of the task types (values from the contract's TASK_TYPES). */
+const TASK_TYPE_LABELS: Record<(typeof TASK_TYPES)[number], string> = {
+  to_do: 'To-do',
+  call: 'Call',
+  email: 'Email',
+  meeting: 'Meeting',
+  follow_up: 'Follow-up',
+};
+
+/** Whether the form creates a task (title, due date, assignee required) or updates one (everything optional). */
+export type TaskFieldMode = 'create' | 'update';
+
+/** The task write fields as Zapier input fields, in the order of the spec's table. */
+export function taskInputFields(mode: TaskFieldMode): PlainInputField[] {
+  const required = mode === 'create';
+  const keep = mode === 'update' ? ' Leave empty to keep the current value.' : '';
+  return [
+    { key: 'title', label: 'Title', type: 'string', required, helpText: `What needs to be done (up to 255 characters).${keep}` },
+    {
+      key: 'due_at',
+      label: 'Due At',
+      type: 'datetime',
+      required,
+      helpText: `When the task is due. Sent with its time zone; a date without a time is read as midnight UTC.${keep}`,
+    },
+    {
+      key: 'assigned_to',
+      label: 'Assigned To',
+      type: 'string',
+      required,
+      helpText: `Identifier of the person responsible, as used in your team (e.g. an email address or user ID; up to 255 characters).${keep}`,
+    },
+    { key: 'description', label: 'Description', type: 'text', required: false, helpText: `Details of the task (up to 10,000 characters).${keep}` },
+    {
+      key: 'priority',
+      label: 'Priority',
+      type: 'string',
+      required: false,
+      choices: TASK_PRIORITIES.map((value) => ({ value, label: PRIORITY_LABELS[value], sample: value })),
+      helpText: `One of: ${TASK_PRIORITIES.join(', ')}.${keep}`,
+    },
+    {
+      key: 'task_type',
+      label: 'Task Type',
+      type: 'string',
+      required: false,
+      choices: TASK_TYPES.map((value) => ({ value, label: TASK_TYPE_LABELS[value], sample: value })),
+      helpText: `One of: ${TASK_TYPES.join(', ')}.${keep}`,
+    },
+    {
+      key: 'item_id',
+      label: 'Item ID',
+      type: 'string',
+      required: false,
+      helpText: `The item this task belongs to (Item ID from a Stageline trigger, search or action step).${keep}`,
+    },
+    { key: 'duration_minutes', label: 'Duration (Minutes)', type: 'integer', required: false, helpText: `How long the task takes, in whole minutes.${keep}` },
+    {
+      key: 'reminder_minutes',
+      label: 'Reminder (Minutes Before Due)',
+      type: 'integer',
+      required: false,
+      helpText: `Remind this many whole minutes before the due time.${keep}`,
+    },
+    { key: 'notes', label: 'Notes', type: 'text', required: false, helpText: `Notes (up to 10,000 characters).${keep}` },
+    {
+      key: 'is_completed',
+      label: 'Completed',
+      type: 'boolean',
+      required: false,
+      helpText:
+        mode === 'create'
+          ? 'Create the task already completed (yes) or open (no, the default).'
+          : 'Yes marks the task completed (Stageline sets Completed At); no reopens it. Leave empty to keep it as it is.',
+    },
+  ];
+}
+
+/**
+ * The task write body from Zapier input: strings coerced (integers, booleans, date-times, choices), blank values
+ * left out so an update only sends what was provided. The result is checked with TaskCreateSchema /
+ * TaskUpdateSchema by the caller.
+ */
+export function taskBodyFrom(inputData: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return definedOnly({
+    title: toText(inputData.title, 'Title'),
+    due_at: toDateTime(inputData.due_at, 'Due At'),
+    assigned_to: toId(inputData.assigned_to, 'Assigned To'),
+    description: toText(inputData.description, 'Description'),
+    priority: toChoice(inputData.priority, TASK_PRIORITIES, 'Priority'),
+    task_type: toChoice(inputData.task_type, TASK_TYPES, 'Task Type'),
+    item_id: toId(inputData.item_id, 'Item ID'),
+    duration_minutes: toInteger(inputData.duration_minutes, 'Duration (Minutes)'),
+    reminder_minutes: toInteger(inputData.reminder_minutes, 'Reminder (Minutes Before Due)'),
+    notes: toText(inputData.notes, 'Notes'),
+    is_completed: toBoolean(inputData.is_completed, 'Completed'),
+  });
+}
+
+/** Output fields of task steps (Task plus Zapier's `id`). */
+export const TASK_OUTPUT_FIELDS: PlainOutputField[] = [
+  { key: 'id', label: 'ID (same as Task ID)', type: 'string' },
+  { key: 'task_id', label: 'Task ID', type: 'string' },
+  { key: 'title', label: 'Title', type: 'string' },
+  { key: 'description', label: 'Description', type: 'string' },
+  { key: 'due_at', label: 'Due At', type: 'datetime' },
+  { key: 'priority', label: 'Priority', type: 'string' },
+  { key: 'task_type', label: 'Task Type', type: 'string' },
+  { key: 'is_completed', label: 'Completed', type: 'boolean' },
+  { key: 'completed_at', label: 'Completed At', type: 'datetime' },
+  { key: 'assigned_to', label: 'Assigned To', type: 'string' },
+  { key: 'created_by', label: 'Created By (API Key ID)', type: 'string' },
+  { key: 'item_id', label: 'Item ID', type: 'string' },
+  { key: 'duration_minutes', label: 'Duration (Minutes)', type: 'integer' },
+  { key: 'reminder_minutes', label: 'Reminder (Minutes Before Due)', type: 'integer' },
+  { key: 'notes', label: 'Notes', type: 'string' },
+  { key: 'created_at', label: 'Created At', type: 'datetime' },
+  { key: 'updated_at', label: 'Updated At', type: 'datetime' },
+];
+
+/** A Task with Zapier's `id` (= `task_id`). */
+export type ZapierTask = Task & { id: string };
+
+/** Adds `id` = `task_id`. */
+export function withTaskId(task: Task): ZapierTask {
+  return { id: task.task_id, ...task };
+}
+
+/** A realistic task. */
+export const TASK_SAMPLE: ZapierTask = {
+  id: 'b2e4f6a8-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
+  task_id: 'b2e4f6a8-1c3d-4e5f-8a9b-0c1d2e3f4a5b',
+  title: 'Call Ada about the proposal',
+  description: 'Walk through pricing for 50 seats.',
+  due_at: '2026-03-05T15:00:00.000Z',
+  priority: 'high',
+  is_completed: false,
+  task_type: 'call',
+  assigned_to: 'maria@acme.example',
+  created_by: '7d9f1b3c-5e7a-4c9e-b1d3-f5a7c9e1b3d5',
+  item_id: '5f0c6a53-8a2e-4b7e-9a51-2f1d0e6c4b11',
+  completed_at: null,
+  notes: null,
+  duration_minutes: 30,
+  reminder_minutes: 15,
+  created_at: '2026-03-01T09:31:00.000Z',
+  updated_at: '2026-03-01T09:31:00.000Z',
+};

@@ -1,0 +1,53 @@
+/**
+ * The Stageline Zapier app: registers authentication, middleware and every operation (one per file under
+ * triggers/, creates/, searches/). Compiled to dist/ as CommonJS; the root index.js re-exports the default.
+ */
+import { defineApp, version as platformVersion } from 'zapier-platform-core';
+import authentication from './authentication';
+import createItem from './creates/create-item';
+import createTask from './creates/create-task';
+import updateItem from './creates/update-item';
+import updateTask from './creates/update-task';
+import { addServerAndApiKey, explainErrorResponses } from './middleware';
+import findDuplicateItems from './searches/find-duplicate-items';
+import itemCreated from './triggers/item-created';
+import pipelineList from './triggers/pipeline-list';
+import stageList from './triggers/stage-list';
+import statusList from './triggers/status-list';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { version } = require('../package.json') as { version: string };
+
+export default defineApp({
+  version,
+  platformVersion,
+  authentication,
+  beforeRequest: [addServerAndApiKey],
+  afterResponse: [explainErrorResponses],
+  triggers: {
+    [itemCreated.key]: itemCreated,
+    [pipelineList.key]: pipelineList,
+    [stageList.key]: stageList,
+    [statusList.key]: statusList,
+  },
+  creates: {
+    [createItem.key]: createItem,
+    [updateItem.key]: updateItem,
+    [createTask.key]: createTask,
+    [updateTask.key]: updateTask,
+  },
+  searches: {
+    [findDuplicateItems.key]: findDuplicateItems,
+  },
+  searchOrCreates: {
+    [findDuplicateItems.key]: {
+      key: findDuplicateItems.key,
+      display: {
+        label: 'Find or Create Item',
+        description: 'Finds a duplicate of the item in its pipeline, or creates the item when there is none.',
+      },
+      search: findDuplicateItems.key,
+      create: createItem.key,
+    },
+  },
+});

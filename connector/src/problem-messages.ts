@@ -1,0 +1,164 @@
+/**
+ * Turns Stageline error responses (RFC 9457 problem details, CONTRACT "Errors") into messages a Zap owner can act on.
+ * Pure: no Zapier objects, so every status is unit tested (test/problem-messages.test.ts).
+ */
+import { ProblemSchema, type Problem, type ProblemFieldError } from '@stageline/shared';
+
+/** Where users manage API keys (spec "Authentication": Company Settings, API Keys). */
+export const API_KEYS_LOCATION = 'Company Settings → API Keys';
+
+/** A user-facing error: the message, a stable code for Zapier, the HTTP status. */
+export interface DescribedProblem {
+  message: string;
+  /** `AuthenticationError` for 401 (Zapier then asks the user to reconnect), else the problem `code`. */
+  code: string;
+  status: number;
+}
+
+/** Reads a problem body; tolerates partial bodies (a proxy's error page, a body without `code`). */
+function readProblem(body: unknown): Partial<Problem> {
+  const parsed = ProblemSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  if (body !== null && typeof body === 'object') {
+    const loose = body as Record<string, unknown>;
+    const out: Partial<Problem> = {};
+    if (typeof loose.detail === 'string') out.detail = loose.detail;
+    if (typeof loose.title === 'string') out.title = loose.title;
+    if (typeof loose.current_version === 'number') out.current_version = loose.current_version;
+    if (Array.isArray(loose.errors)) {
+      out.errors = loose.errors.filter(
+        (e): e is ProblemFieldError =>
+          e !== null && typeof e === 'object' && typeof (e as ProblemFieldError).message === 'string',
+      );
+    }
+    return out;
+  }
+  return {};
+}
+
+/** "path: message" per failing field; the path is left out when the message already names it. */
+export function formatFieldErrors(errors: readonly ProblemFieldError[] | undefined): string {
+  if (!errors || errors.length === 0) return '';
+  const lines = errors.map((e) => {
+    const path = typeof e.path === 'string' ? e.path : '';
+    return path === '' || e.message.includes(path) ? e.message : `${path}: ${e.message}`;
+  });
+  return [...new Set(lines)].map((line) => `- ${line}`).join('\n');
+}
+
+/** Ends a sentence with a period unless it already ends with punctuation. */
+function sentence(text: string): string {
+  const t = text.trim();
+  if (t === '') return '';
+  return /[.!?)]$/.test(t) ? t : `${t}.`;
+}
+
+/** Joins non-empty parts: sentences with a space, field lists (lines starting "- ") on lines of their own. */
+function join(...parts: string[]): string {
+  let out = '';
+  let afterList = false;
+  for (const part of parts) {
+    if (part.trim() === '') continue;
+    const isList = part.startsWith('- ');
+    if (out !== '') out += isList || afterList ? '\n' : ' ';
+    out += part;
+    afterList = isList;
+  }
+  return out;
+}
+
+/**
+ * The user-facing description of an error response with `status` and parsed JSON `body` (undefined when the body
+ * was not JSON; `content` is then used as a short excerpt). Follows CONTRACT "Errors": 400 lists the failing fields,
+ * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references.
+ */
+export function describeProblem(status: number, body: unknown, content = ''): DescribedProblem {
+  const problem = readProblem(body);
+  const detail = sentence(problem.detail ?? (problem.title ? problem.title : ''));
+  const fields = formatFieldErrors(problem.errors);
+  const code = problem.code ?? `http_${status}`;
+  const excerpt = detail === '' && content.trim() !== '' ? sentence(`Response: ${content.trim().slice(0, 200)}`) : '';
+
+  switch (status) {
+    case 400:
+      return {
+        status,
+        code,
+        message: join('Stageline rejected the request because some values are not valid.', detail, fields, excerpt),
+      };
+    case 401:
+      return {
+        status,
+        code: 'AuthenticationError',
+        message: join(
+          'Stageline did not accept the API key (it is missing, wrong, revoked or expired).',
+          detail,
+          `Create a new key in Stageline under ${API_KEYS_LOCATION}, then reconnect your Stageline account in Zapier.`,
+        ),
+      };
+    case 402:
+      return {
+        status,
+        code,
+        message: join(
+          "Your company's Stageline subscription is not active, so the API is unavailable.",
+          detail,
+          'Ask a Stageline admin of your company to reactivate the subscription, then replay this step.',
+        ),
+      };
+    case 403:
+      return {
+        status,
+        code,
+        message: join(
+          'This Stageline API key is not allowed to do this.',
+          detail,
+          `Create a key that has the missing scope in Stageline under ${API_KEYS_LOCATION} (new keys get every scope), then reconnect your Stageline account in Zapier.`,
+        ),
+      };
+    case 404:
+      return {
+        status,
+        code,
+        message: join('Stageline could not find it.', detail, 'Check the ID you mapped into this step; it may have been deleted or belong to another company.', excerpt),
+      };
+    case 409: {
+      const version = problem.current_version;
+      const now = version === undefined ? 'a newer version' : `version ${version}`;
+      return {
+        status,
+        code,
+        message: join(
+          `The item changed since it was read: Stageline now has ${now}, but this step sent a different Version.`,
+          detail,
+          'Map the Version from a step that reads the item right before this one, or leave Version empty to apply the update regardless.',
+        ),
+      };
+    }
+    case 413:
+      return { status, code, message: join('The request is too large for Stageline (the limit is 1 MiB).', detail, 'Send shorter texts.') };
+    case 422: {
+      const events = Array.isArray(problem.valid_events) && problem.valid_events.length > 0 ? `Valid events: ${problem.valid_events.join(', ')}.` : '';
+      return {
+        status,
+        code,
+        message: join(
+          'Stageline could not use some of the values.',
+          detail,
+          fields,
+          events,
+          fields === '' ? '' : 'Check the pipeline, stage, status and custom field values of this step.',
+        ),
+      };
+    }
+    default:
+      if (status >= 500) {
+        return {
+          status,
+          code,
+          message: join(`Stageline had a server error (HTTP ${status}).`, detail, excerpt, 'This is usually temporary; try again in a few minutes.'),
+        };
+      }
+      return { status, code, message: join(`Stageline answered with HTTP ${status}.`, detail, fields, excerpt) };
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Test helpers: the app under test (from src/, through ts-jest), an app tester, fixed auth data for the fake
+ * Stageline server at SERVER of the unit tests (mocked in nock.ts), fixtures in the contract's shapes, and a reader
+ * for the errors zapier-platform-core throws (AppError and ThrottledError carry JSON in their message).
+ */
+import { createAppTester, tools } from 'zapier-platform-core';
+import type { CustomField, Item, Me, Pipeline, Task } from '@stageline/shared';
+import App from '../../src/index';
+
+tools.env.inject();
+
+export { App };
+export const appTester = createAppTester(App);
+
+/** The fake self-hosted server of the unit tests. */
+export const SERVER = 'https://stageline.test';
+export const API_KEY = 'sk_test_0123456789abcdef';
+export const authData = { api_key: API_KEY, server_url: SERVER };
+
+/** A thrown core error as data: `name` plus the JSON fields of its message (AppError: message, code, status). */
+export interface ThrownError {
+  name: string;
+  message: string;
+  code?: string;
+  status?: number;
+  delay?: number | null;
+}
+
+/** Awaits `promise`, expecting it to reject; returns the error with its JSON message unpacked. */
+export async function thrown(promise: Promise<unknown>): Promise<ThrownError> {
+  try {
+    await promise;
+  } catch (err) {
+    const e = err as Error;
+    try {
+      const parsed = JSON.parse(e.message) as Omit<ThrownError, 'name'>;
+      return { name: e.name, ...parsed };
+    } catch {
+      return { name: e.name, message: e.message };
+    }
+  }
+  throw new Error('expected the promise to reject, but it resolved');
+}
+
+export const ME: Me = {
+  company: { id: 'c0mpany-1', name: 'Acme Corp' },
+  key: { id: 'key-1', name: 'Zapier key', scopes: ['items:read', 'items:write', 'tasks:read', 'tasks:write', 'hooks:manage'], expires_at: null },
+};
+
+export const SALES: Pipeline = { id: 'pl-sales', name: 'Sales', created_at: '2026-01-15T08:00:00.000Z' };
+export const SUPPORT: Pipeline = { id: 'pl-support', name: 'Support', created_at: '2026-01-16T08:00:00.000Z' };
+
+export const SALES_FIELDS: CustomField[] = [
+  { key: 'email', label: 'Email', type: 'email', required: true },
+  { key: 'deal_value', label: 'Deal value', type: 'number' },
+];
+
+export const SUPPORT_FIELDS: CustomField[] = [
+  { key: 'email', label: 'Email', type: 'email' },
+  { key: 'severity', label: 'Severity', type: 'select', options: ['Low', 'High'] },
+  { key: 'due_on', label: 'Due on', type: 'date' },
+  { key: 'vip', label: 'VIP', type: 'boolean' },
+];
+
+/** An item of the Sales pipeline, as the API returns it. */
+export function item(overrides: Partial<Item> = {}): Item {
+  return {
+    item_id: 'itm-1',
+    short_id: 'SALES-1',
+    name: 'Acme: 50 seats',
+    pipeline: 'Sales',
+    pipeline_id: SALES.id,
+    stage: 'Lead',
+    stage_id: 'stg-lead',
+    status: 'Open',
+    status_id: 'sts-open',
+    contact_id: null,
+    source: 'zapier',
+    email: 'ada@acme.example',
+    deal_value: 1500,
+    created_at: '2026-03-01T09:30:00.000Z',
+    updated_at: '2026-03-01T09:30:00.000Z',
+    version: 1,
+    ...overrides,
+  };
+}
+
+/** A task, as the API returns it. */
+export function task(overrides: Partial<Task> = {}): Task {
+  return {
+    task_id: 'tsk-1',
+    title: 'Call Ada',
+    description: null,
+    due_at: '2026-03-05T15:00:00.000Z',
+    priority: 'none',
+    is_completed: false,
+    task_type: 'to_do',
+    assigned_to: 'maria',
+    created_by: 'key-1',
+    item_id: null,
+    completed_at: null,
+    notes: null,
+    duration_minutes: null,
+    reminder_minutes: null,
+    created_at: '2026-03-01T09:31:00.000Z',
+    updated_at: '2026-03-01T09:31:00.000Z',
+    ...overrides,
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The admin API as one interface, its HTTP paths and the response schemas the CLI checks answers with.
+ *
+ * | operation       | HTTP (under /admin, header x-admin-token)     | body                          | answer              |
+ * |-----------------|-----------------------------------------------|-------------------------------|---------------------|
+ * | createCompany   | POST  /admin/companies                        | CompanyCreateSchema           | 201 CompanyCreated  |
+ * | setSubscription | PUT   /admin/companies/{id}/subscription      | `{ active }`                  | 200 subscription    |
+ * | listKeys        | GET   /admin/companies/{id}/keys              |                               | 200 KeySummary[]    |
+ * | importPipeline  | POST  /admin/companies/{id}/pipelines         | PipelineImportSchema          | 201 pipeline        |
+ * | createKey       | POST  /admin/keys                             | KeyCreateSchema               | 201 KeyCreated      |
+ * | renameKey       | PATCH /admin/keys/{id}                        | KeyRenameSchema               | 200 KeySummary      |
+ * | revokeKey       | POST  /admin/keys/{id}/revoke                 |                               | 200 KeySummary      |
+ *
+ * Errors are problem+json bodies (CONTRACT "Errors"); a missing or wrong admin token is 401.
+ */
+import { z } from "zod";
+import {
+  PipelineSchema,
+  StageSchema,
+  StatusSchema,
+  type CompanyCreated,
+  type KeyCreated,
+  type KeySummary,
+} from "@stageline/shared";
+import type { CompanySubscription } from "../services/companies";
+import type { ImportedPipeline } from "../services/pipeline-import";
+
+/** Request header carrying the admin token (compared in constant time with the server's token). */
+export const ADMIN_TOKEN_HEADER = "x-admin-token";
+
+/** Mount point of the admin API. */
+export const ADMIN_BASE_PATH = "/admin";
+
+/** Path builders, relative to ADMIN_BASE_PATH. */
+export const adminPaths = {
+  companies: () => "/companies",
+  subscription: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/subscription`,
+  companyKeys: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/keys`,
+  companyPipelines: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/pipelines`,
+  keys: () => "/keys",
+  key: (keyId: string) => `/keys/${encodeURIComponent(keyId)}`,
+  keyRevoke: (keyId: string) => `/keys/${encodeURIComponent(keyId)}/revoke`,
+};
+
+/** Answer of a subscription change. */
+export const CompanySubscriptionSchema: z.ZodType<CompanySubscription> = z.object({
+  id: z.string(),
+  name: z.string(),
+  subscription_active: z.boolean(),
+});
+
+/** Answer of a pipeline import: the Pipeline fields, its short-id prefix, stages in order with their statuses. */
+export const ImportedPipelineSchema: z.ZodType<ImportedPipeline> = PipelineSchema.extend({
+  short_id_prefix: z.string(),
+  stages: z.array(StageSchema.extend({ statuses: z.array(StatusSchema) })),
+});
+
+/**
+ * Every admin operation. Bodies are passed unparsed: the server side parses them with the shared schemas, so a CLI
+ * talking HTTP and a CLI opening the database get the same validation. Failures reject with a ProblemError.
+ */
+export interface AdminApi {
+  createCompany(body: unknown): Promise<CompanyCreated>;
+  setSubscription(companyId: string, body: unknown): Promise<CompanySubscription>;
+  createKey(body: unknown): Promise<KeyCreated>;
+  listKeys(companyId: string): Promise<KeySummary[]>;
+  renameKey(keyId: string, body: unknown): Promise<KeySummary>;
+  revokeKey(keyId: string): Promise<KeySummary>;
+  importPipeline(companyId: string, body: unknown): Promise<ImportedPipeline>;
+}

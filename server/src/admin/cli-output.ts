@@ -1,0 +1,85 @@
+/** What the admin CLI prints: JSON for scripts, short text and tables for people, and error messages. */
+import { SCOPES, type KeyCreated, type KeySummary } from "@stageline/shared";
+import { ProblemError } from "../http/problem";
+import type { CompanySubscription } from "../services/companies";
+import type { ImportedPipeline } from "../services/pipeline-import";
+import { ServerUnreachableError, type AdminConnection } from "./admin-client";
+
+/** One JSON value on one line. */
+export function asJson(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+/** The valid scopes, for help texts. */
+export function scopeList(): string {
+  return SCOPES.join(", ");
+}
+
+/** Result of `companies set-subscription`. */
+export function subscriptionText(company: CompanySubscription): string {
+  const effect = company.subscription_active
+    ? "active: its API keys work."
+    : "inactive: its API keys get 402 subscription_inactive.";
+  return `Company ${JSON.stringify(company.name)} (${company.id}) subscription is ${effect}\n`;
+}
+
+/** Result of `keys create`: what was created, then the key on a line of its own. */
+export function keyCreatedText(key: KeyCreated): string {
+  return [
+    `Created API key ${JSON.stringify(key.name)} (id ${key.id}) with scopes: ${key.scopes.join(", ")}.`,
+    "The key is shown only now and cannot be retrieved later; store it safely:",
+    key.key,
+    "",
+  ].join("\n");
+}
+
+/** `keys list` as an aligned table; dates in ISO 8601, `-` for none. Never the key values. */
+export function keyTable(keys: KeySummary[]): string {
+  if (keys.length === 0) return "This company has no API keys.\n";
+  const header = ["ID", "NAME", "PREFIX", "SCOPES", "EXPIRES", "REVOKED", "LAST USED"];
+  const rows = keys.map((k) => [
+    k.id,
+    k.name,
+    k.prefix,
+    k.scopes.join(","),
+    k.expires_at ?? "-",
+    k.revoked_at ?? "-",
+    k.last_used_at ?? "-",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  return [line(header), ...rows.map(line), ""].join("\n");
+}
+
+/** Result of `pipelines import`: the pipeline, then its stages in order with their statuses. */
+export function pipelineText(pipeline: ImportedPipeline): string {
+  const stages = pipeline.stages.map(
+    (stage, i) => `  ${i + 1}. ${stage.name} (${stage.id}): ${stage.statuses.map((s) => s.name).join(", ")}`,
+  );
+  return [
+    `Imported pipeline ${JSON.stringify(pipeline.name)} (id ${pipeline.id}); items get short ids ${pipeline.short_id_prefix}-1, ${pipeline.short_id_prefix}-2, ...`,
+    "Stages:",
+    ...stages,
+    "",
+  ].join("\n");
+}
+
+/** The stderr text for a failed command: the problem's detail and every failing field. */
+export function errorText(err: unknown, connection: AdminConnection | undefined): string {
+  if (err instanceof ProblemError) {
+    const lines = [`Error: ${err.detail}`];
+    for (const field of err.extras.errors ?? []) lines.push(`  - ${field.path}: ${field.message}`);
+    if (err.code === "invalid_api_key" && connection?.via === "server") {
+      lines.push(`The server at ${connection.target} did not accept the admin token from its admin.json file.`);
+    }
+    return lines.join("\n") + "\n";
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof ServerUnreachableError) {
+    return `Error: ${message}\nIf that server has stopped, delete admin.json in its data directory (DATA_DIR) and run the command again.\n`;
+  }
+  if (!connection && !(err instanceof Error && err.name === "CliError")) {
+    return `Error: Cannot open the database: ${message}\n`;
+  }
+  return `Error: ${message}\n`;
+}

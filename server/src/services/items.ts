@@ -1,0 +1,190 @@
+/**
+ * Items (spec "Items"; CONTRACT "Responses", "Lists", "Errors", "Pipelines, blueprints, transitions",
+ * "Events and deliveries"): read, list, create and update, with their domain rules: references resolve within the
+ * company, custom values follow the blueprint, `short_id` comes from the pipeline's counter, updates use optimistic
+ * locking, and every change writes its outbox events in the same transaction.
+ */
+import {
+  DEFAULT_ITEM_SOURCE,
+  type Item,
+  type ItemChangedEvent,
+  type ItemCreate,
+  type ItemListQuery,
+  type ItemUpdate,
+} from "@stageline/shared";
+import type { AppContext } from "../context";
+import type { PrismaClient } from "../generated/prisma/client";
+import * as items from "../db/items";
+import type { ItemChanges } from "../db/items";
+import * as pipelines from "../db/pipelines";
+import { decodeKeysetCursor } from "../http/keyset-cursor";
+import { notFound, problem } from "../http/problem";
+import { recordEvent } from "../webhooks/outbox";
+import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
+import { checkMetadata, mergeMetadata } from "./item-metadata";
+import { resolvePlacement } from "./item-placement";
+import { failuresOf, invalidReference } from "./references";
+
+/**
+ * Spec "Items" (GET /items/{item_id}): the company's item in the Item format.
+ * @throws ProblemError 404 `not_found` when unknown or another company's.
+ */
+export async function getItem(prisma: PrismaClient, companyId: string, itemId: string): Promise<Item> {
+  const row = await items.findItem(prisma, companyId, itemId);
+  if (!row) throw notFound("Item", itemId);
+  return toItemResponse(row);
+}
+
+/**
+ * Spec "Items" (GET /items) + CONTRACT "Lists": the company's items newest first, filtered by `pipeline_id`,
+ * `stage_id`, `status_id`, `created_after` (strictly after), starting after `cursor`.
+ * @returns up to `limit + 1` rows: the caller returns `limit` of them and links the next page when one more exists
+ * (http/keyset-cursor.ts `pageWithLink`).
+ * @throws ProblemError 400 `validation_failed` for a malformed cursor.
+ */
+export function listItemRows(prisma: PrismaClient, companyId: string, query: ItemListQuery): Promise<ItemRecord[]> {
+  return items.listItems(prisma, {
+    companyId,
+    pipelineId: query.pipeline_id,
+    stageId: query.stage_id,
+    statusId: query.status_id,
+    createdAfter: query.created_after !== undefined ? new Date(query.created_after) : undefined,
+    after: query.cursor !== undefined ? decodeKeysetCursor(query.cursor) : undefined,
+    take: query.limit + 1,
+  });
+}
+
+/**
+ * Spec "Items" (POST /items) + CONTRACT "Responses" and "Pipelines, blueprints, transitions": creates an item in
+ * the given pipeline and stage, in `status_id` or else the stage's first status, with `source` defaulting to `api`,
+ * `version` 1 and `short_id` `${prefix}-${n}` from the pipeline's counter. In the same transaction it writes the
+ * `item.created` outbox event whose payload is the returned Item; the dispatcher is woken after the commit.
+ * @returns the new item in the Item format.
+ * @throws ProblemError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
+ * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field.
+ */
+export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate): Promise<Item> {
+  const item = await ctx.prisma.$transaction(async (tx) => {
+    const pipeline = await pipelines.findPipeline(tx, companyId, input.pipeline_id);
+    if (!pipeline) {
+      throw invalidReference([
+        {
+          path: "pipeline_id",
+          message: `pipeline_id "${input.pipeline_id}" is not a pipeline of this company. List pipelines with GET /v1/ext/pipelines.`,
+        },
+      ]);
+    }
+    const placement = await resolvePlacement(tx, pipeline, { stageId: input.stage_id, statusId: input.status_id });
+    const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
+    if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
+
+    const { prefix, number } = await pipelines.takeShortIdNumber(tx, pipeline.id);
+    const row = await items.insertItem(tx, {
+      companyId,
+      pipelineId: pipeline.id,
+      stageId: placement.value.stage.id,
+      statusId: placement.value.status.id,
+      shortId: `${prefix}-${number}`,
+      name: input.name,
+      contactId: input.contact_id ?? null,
+      source: input.source ?? DEFAULT_ITEM_SOURCE,
+      metadata: metadata.value,
+    });
+    const created = toItemResponse(row);
+    await recordEvent(tx, { companyId, type: "item.created", resourceId: row.id, payload: created });
+    return created;
+  });
+  ctx.eventsCommitted();
+  return item;
+}
+
+/**
+ * Spec "Items" (PATCH /items/{item_id}) + CONTRACT "Responses", "Pipelines, blueprints, transitions" and
+ * "Events and deliveries". The item is locked for the transaction, so concurrent updates apply one after another.
+ * - `version`, when given, must equal the current version.
+ * - `stage_id` must be a stage of the item's pipeline; moving stage without `status_id` takes the new stage's first
+ *   status; `status_id` must be offered by the (new) stage.
+ * - `metadata` is merged into the stored values (null clears an optional field).
+ * A real change increments `version`, sets `updated_at` and writes `item.updated` (plus `item.stage_changed` when
+ * the stage changed), each with `changed_fields` and `previous: { stage, status }`. A request that changes nothing
+ * returns the item as it is: no new version, no event.
+ * @returns the item in the Item format.
+ * @throws ProblemError 404 `not_found` (unknown or another company's item); 409 `version_conflict` with
+ * `current_version`; 422 `invalid_reference` listing every failing field.
+ */
+export async function updateItem(ctx: AppContext, companyId: string, itemId: string, input: ItemUpdate): Promise<Item> {
+  const result = await ctx.prisma.$transaction(async (tx) => {
+    if (!(await items.lockItem(tx, companyId, itemId))) throw notFound("Item", itemId);
+    const current = await items.findItem(tx, companyId, itemId);
+    if (!current) throw notFound("Item", itemId);
+    if (input.version !== undefined && input.version !== current.version) throw versionConflict(current, input.version);
+
+    const blueprint = readBlueprint(current.pipeline.blueprint);
+    const placement = await resolvePlacement(
+      tx,
+      current.pipeline,
+      { stageId: input.stage_id, statusId: input.status_id },
+      { stage: current.stage, status: current.status },
+    );
+    const metadata = checkMetadata(blueprint, input.metadata, "update");
+    if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
+
+    const changes: ItemChanges = {};
+    const changedFields: string[] = [];
+    if (input.name !== undefined && input.name !== current.name) {
+      changes.name = input.name;
+      changedFields.push("name");
+    }
+    if (placement.value.stage.id !== current.stage.id) {
+      changes.stageId = placement.value.stage.id;
+      changedFields.push("stage");
+    }
+    if (placement.value.status.id !== current.status.id) {
+      changes.statusId = placement.value.status.id;
+      changedFields.push("status");
+    }
+    if (input.contact_id !== undefined && input.contact_id !== current.contactId) {
+      changes.contactId = input.contact_id;
+      changedFields.push("contact_id");
+    }
+    if (input.source !== undefined && input.source !== current.source) {
+      changes.source = input.source;
+      changedFields.push("source");
+    }
+    const merged = mergeMetadata(blueprint, current.metadata, metadata.value);
+    if (merged.changed.length > 0) {
+      changes.metadata = merged.metadata;
+      changedFields.push(...merged.changed);
+    }
+    if (changedFields.length === 0) return { item: toItemResponse(current), eventsWritten: false };
+
+    const row = await items.updateItemAtVersion(tx, current.id, current.version, changes, new Date());
+    if (!row) {
+      // Unreachable while the row lock is held; kept so a lost update can never pass silently.
+      const latest = await items.findItem(tx, companyId, itemId);
+      throw versionConflict(latest ?? current, current.version);
+    }
+    const item = toItemResponse(row);
+    const payload: ItemChangedEvent = {
+      ...item,
+      changed_fields: changedFields,
+      previous: { stage: current.stage.name, status: current.status.name },
+    };
+    await recordEvent(tx, { companyId, type: "item.updated", resourceId: row.id, payload });
+    if (changes.stageId !== undefined) {
+      await recordEvent(tx, { companyId, type: "item.stage_changed", resourceId: row.id, payload });
+    }
+    return { item, eventsWritten: true };
+  });
+  if (result.eventsWritten) ctx.eventsCommitted();
+  return result.item;
+}
+
+/** CONTRACT "Errors": 409 `version_conflict` carrying `current_version`. */
+function versionConflict(current: ItemRecord, expected: number) {
+  return problem(
+    "version_conflict",
+    `Item ${current.id} is at version ${current.version}, not ${expected}: it was changed since you read it. Fetch it again and reapply your change.`,
+    { current_version: current.version },
+  );
+}

@@ -1,0 +1,33 @@
+/**
+ * The 422 `invalid_reference` problem (CONTRACT "Errors"): a well-formed body whose references do not resolve
+ * (pipeline, stage not in that pipeline, status not offered by the stage, unknown custom field, custom value of the
+ * wrong type). Checks report their failures as `ProblemFieldError`s so one response can list all of them.
+ */
+import type { ProblemFieldError } from "@stageline/shared";
+import { problem, type ProblemError } from "../http/problem";
+
+/** The outcome of a check that may fail on several fields. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ProblemFieldError[] };
+
+/** A passed check. */
+export function passed<T>(value: T): Checked<T> {
+  return { ok: true, value };
+}
+
+/** A failed check. */
+export function failed<T>(errors: ProblemFieldError[]): Checked<T> {
+  return { ok: false, errors };
+}
+
+/** The failures of `checks` (empty when every check passed). */
+export function failuresOf(...checks: Checked<unknown>[]): ProblemFieldError[] {
+  return checks.flatMap((c) => (c.ok ? [] : c.errors));
+}
+
+/**
+ * `422 invalid_reference` listing every failing field in `errors`; `detail` repeats their messages.
+ * @param errors at least one failure.
+ */
+export function invalidReference(errors: ProblemFieldError[]): ProblemError {
+  return problem("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
+}

@@ -1,0 +1,51 @@
+/**
+ * The Task format (spec "Task (response)" + CONTRACT "Responses"): one function turns a stored task into the object
+ * every task endpoint, task event payload and the task sample return, so they can never drift apart.
+ */
+import type { Task, TaskPriority, TaskType } from "@stageline/shared";
+
+/** The stored columns `toTaskResponse` reads (a row of table `tasks`, or a synthetic sample row). */
+export interface TaskRecord {
+  id: string;
+  title: string;
+  description: string | null;
+  dueAt: Date;
+  priority: string;
+  taskType: string;
+  assignedTo: string;
+  createdBy: string;
+  itemId: string | null;
+  isCompleted: boolean;
+  completedAt: Date | null;
+  notes: string | null;
+  durationMinutes: number | null;
+  reminderMinutes: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Formats a task: every field of the spec's Task plus `duration_minutes` and `reminder_minutes` (CONTRACT
+ * "Responses"); `description`, `notes`, `item_id`, `completed_at` and the minutes are null when unset.
+ * `priority` and `task_type` are stored only through the contract's enums, so they are passed through as such.
+ */
+export function toTaskResponse(row: TaskRecord): Task {
+  return {
+    task_id: row.id,
+    title: row.title,
+    description: row.description,
+    due_at: row.dueAt.toISOString(),
+    priority: row.priority as TaskPriority,
+    is_completed: row.isCompleted,
+    task_type: row.taskType as TaskType,
+    assigned_to: row.assignedTo,
+    created_by: row.createdBy,
+    item_id: row.itemId,
+    completed_at: row.completedAt ? row.completedAt.toISOString() : null,
+    notes: row.notes,
+    duration_minutes: row.durationMinutes,
+    reminder_minutes: row.reminderMinutes,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,311 @@
+/**
+ * The admin CLI end to end: `node server/dist/admin/cli.js` as a child process, (a) while a server runs on the
+ * embedded PGlite database of its DATA_DIR (commands go over the server's admin API), and (b) with no server running
+ * (the CLI opens the database itself: PGlite in DATA_DIR, or PostgreSQL when TEST_DATABASE_URL is set).
+ *
+ * Assumes `server/dist` is current: the root `npm test` runs `pretest` (`npm run build`) first. When running jest
+ * directly, run `npx tsc -b` before.
+ */
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { CompanyCreatedSchema, KeyCreatedSchema, KeySummarySchema, SCOPES } from "@stageline/shared";
+import { ImportedPipelineSchema } from "../src/admin/admin-api";
+import { startServer, type RunningServer } from "../src/server";
+import { testConfig } from "./helpers/test-server";
+
+// Every command is a fresh Node process that may open PGlite (WebAssembly start, initdb on a new DATA_DIR).
+jest.setTimeout(120_000);
+
+const REPO_ROOT = path.resolve(__dirname, "../..");
+const CLI = path.join(REPO_ROOT, "server/dist/admin/cli.js");
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI with DATA_DIR / DATABASE_URL as given (nothing else of the database environment leaks in). */
+function runCli(args: string[], db: { dataDir: string; databaseUrl?: string }): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: db.dataDir, NODE_ENV: "test" };
+  delete env.DATABASE_URL;
+  delete env.INIT_CWD;
+  if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), "stageline-cli-"));
+}
+
+const SALES_FILE = {
+  name: "Sales",
+  short_id_prefix: "SALES",
+  stages: [{ name: "Lead" }, { name: "Qualified" }, { name: "Closed", statuses: ["Won", "Lost"] }],
+  custom_fields: [{ key: "email", label: "Email", type: "email" }],
+  duplicate_detection: { fields: ["email"], match: "any" },
+};
+
+async function apiGet(server: RunningServer, urlPath: string, key: string) {
+  const res = await fetch(server.url + urlPath, { headers: { "x-api-key": key } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("admin CLI usage", () => {
+  const db = { dataDir: path.join(os.tmpdir(), "stageline-cli-never-created") };
+
+  it("prints the command list on --help and exits 0", async () => {
+    const res = await runCli(["--help"], db);
+    expect(res.code).toBe(0);
+    for (const command of ["companies create", "companies set-subscription", "keys create", "keys list", "keys rename", "keys revoke", "pipelines import"]) {
+      expect(res.stdout).toContain(command);
+    }
+  });
+
+  it.each([
+    ["companies", "create"],
+    ["companies", "set-subscription"],
+    ["keys", "create"],
+    ["keys", "list"],
+    ["keys", "rename"],
+    ["keys", "revoke"],
+    ["pipelines", "import"],
+  ])("prints help for %s %s and exits 0", async (group, name) => {
+    const res = await runCli([group, name, "--help"], db);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`Usage: npm run admin -- ${group} ${name}`);
+  });
+
+  it("exits 2 with the usage on stderr when no command is given", async () => {
+    const res = await runCli([], db);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("Usage: npm run admin --");
+    expect(res.stdout).toBe("");
+  });
+
+  it("exits 2 on an unknown command", async () => {
+    const res = await runCli(["companies", "delete"], db);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('Unknown command "companies delete"');
+  });
+
+  it("exits 2 on an unknown option", async () => {
+    const res = await runCli(["companies", "create", "--name", "X", "--colour", "red"], db);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("--colour");
+  });
+
+  it("exits 2 when a required option is missing", async () => {
+    const res = await runCli(["keys", "create", "--name", "X"], db);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("Missing --company");
+  });
+
+  it("exits 2 unless exactly one of --active and --inactive is given", async () => {
+    const res = await runCli(["companies", "set-subscription", "some-id", "--active", "--inactive"], db);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain("--active");
+  });
+
+  it("exits 1 naming the file when the pipeline file does not exist", async () => {
+    const res = await runCli(["pipelines", "import", "--company", "c", "--file", "/nonexistent/pipeline.json"], db);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("/nonexistent/pipeline.json");
+  });
+});
+
+describe("admin CLI while a server runs on the embedded database", () => {
+  let dataDir: string;
+  let server: RunningServer;
+  let companyId: string;
+  const db = () => ({ dataDir });
+
+  beforeAll(async () => {
+    dataDir = tempDir();
+    server = await startServer({ ...testConfig(), dataDir, databaseUrl: undefined });
+    companyId = (await server.ctx.prisma.company.create({ data: { name: "Acme" } })).id;
+  });
+  afterAll(async () => {
+    await server?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("finds the server through admin.json (pid, url, token), readable by its owner only", () => {
+    const file = path.join(dataDir, "admin.json");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ pid: process.pid, url: server.url, token: server.ctx.adminToken });
+  });
+
+  it("companies create --json prints only { id, name }, and the running server knows the company", async () => {
+    const res = await runCli(["companies", "create", "--name", "Acme via server", "--json"], db());
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    const company = CompanyCreatedSchema.strict().parse(JSON.parse(res.stdout));
+    expect(company.name).toBe("Acme via server");
+    expect(await server.ctx.prisma.company.findUnique({ where: { id: company.id } })).not.toBeNull();
+  });
+
+  it("companies create without --json prints just the id", async () => {
+    const res = await runCli(["companies", "create", "--name", "Plain"], db());
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
+  });
+
+  it("keys create --json prints { id, name, scopes, key } with every scope, and the key works on the server", async () => {
+    const res = await runCli(["keys", "create", "--company", companyId, "--name", "Zapier", "--json"], db());
+    expect(res.code).toBe(0);
+    const created = KeyCreatedSchema.strict().parse(JSON.parse(res.stdout));
+    expect([...created.scopes].sort()).toEqual([...SCOPES].sort());
+    const me = await apiGet(server, "/v1/ext/me", created.key);
+    expect(me.status).toBe(200);
+    expect(me.body.company.id).toBe(companyId);
+  });
+
+  it("keys create --scopes gives exactly those scopes", async () => {
+    const res = await runCli(["keys", "create", "--company", companyId, "--name", "Reader", "--scopes", "items:read, tasks:read", "--json"], db());
+    expect(KeyCreatedSchema.parse(JSON.parse(res.stdout)).scopes).toEqual(["items:read", "tasks:read"]);
+  });
+
+  it("keys create exits 1 naming an unknown scope", async () => {
+    const res = await runCli(["keys", "create", "--company", companyId, "--name", "Bad", "--scopes", "items:read,root"], db());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('Unknown scope "root"');
+    expect(res.stdout).toBe("");
+  });
+
+  it("keys create exits 1 for an unknown company", async () => {
+    const res = await runCli(["keys", "create", "--company", "01900000-0000-7000-8000-000000000000", "--name", "X"], db());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("Company 01900000-0000-7000-8000-000000000000 was not found.");
+  });
+
+  it("keys list shows a table with id, name and prefix, never the key", async () => {
+    const created = KeyCreatedSchema.parse(JSON.parse((await runCli(["keys", "create", "--company", companyId, "--name", "Listed", "--json"], db())).stdout));
+    const res = await runCli(["keys", "list", "--company", companyId], db());
+    expect(res.code).toBe(0);
+    const [header, ...rows] = res.stdout.trimEnd().split("\n");
+    expect(header!.split(/\s{2,}/)).toEqual(["ID", "NAME", "PREFIX", "SCOPES", "EXPIRES", "REVOKED", "LAST USED"]);
+    const row = rows.find((r) => r.startsWith(created.id));
+    expect(row).toContain("Listed");
+    expect(row).toContain(created.key.split("_").slice(0, 2).join("_"));
+    expect(res.stdout).not.toContain(created.key);
+  });
+
+  it("keys rename and keys revoke: the revoked key gets 401", async () => {
+    const created = KeyCreatedSchema.parse(JSON.parse((await runCli(["keys", "create", "--company", companyId, "--name", "Old name", "--json"], db())).stdout));
+    const renamed = await runCli(["keys", "rename", created.id, "--name", "New name"], db());
+    expect(renamed.code).toBe(0);
+    expect((await apiGet(server, "/v1/ext/me", created.key)).body.key.name).toBe("New name");
+    const revoked = await runCli(["keys", "revoke", created.id, "--json"], db());
+    expect(revoked.code).toBe(0);
+    expect(KeySummarySchema.parse(JSON.parse(revoked.stdout)).revoked_at).not.toBeNull();
+    expect((await apiGet(server, "/v1/ext/pipelines", created.key)).status).toBe(401);
+  });
+
+  it("pipelines import prints the pipeline id and stages; the API lists them in order", async () => {
+    const file = path.join(dataDir, "sales.json");
+    fs.writeFileSync(file, JSON.stringify(SALES_FILE));
+    const res = await runCli(["pipelines", "import", "--company", companyId, "--file", file], db());
+    expect(res.code).toBe(0);
+    const id = /\(id (\S+)\);/.exec(res.stdout)![1]!;
+    expect(res.stdout).toContain("1. Lead");
+    expect(res.stdout).toContain("3. Closed");
+    const key = KeyCreatedSchema.parse(JSON.parse((await runCli(["keys", "create", "--company", companyId, "--name", "Check", "--json"], db())).stdout)).key;
+    const stages = await apiGet(server, `/v1/ext/pipelines/${id}/stages`, key);
+    expect(stages.body.map((s: { name: string }) => s.name)).toEqual(["Lead", "Qualified", "Closed"]);
+  });
+
+  it("pipelines import exits 1 listing the failing fields of an invalid file", async () => {
+    const file = path.join(dataDir, "broken.json");
+    fs.writeFileSync(file, JSON.stringify({ name: "Broken", stages: [], custom_fields: [{ key: "x", label: "X", type: "colour" }] }));
+    const res = await runCli(["pipelines", "import", "--company", companyId, "--file", file], db());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("stages:");
+    expect(res.stderr).toContain("custom_fields[0].type:");
+  });
+
+  it("companies set-subscription --inactive makes the company's keys get 402", async () => {
+    const created = KeyCreatedSchema.parse(JSON.parse((await runCli(["keys", "create", "--company", companyId, "--name", "Paused", "--json"], db())).stdout));
+    const res = await runCli(["companies", "set-subscription", companyId, "--inactive"], db());
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain("inactive");
+    expect((await apiGet(server, "/v1/ext/me", created.key)).status).toBe(402);
+    expect((await runCli(["companies", "set-subscription", companyId, "--active"], db())).code).toBe(0);
+    expect((await apiGet(server, "/v1/ext/me", created.key)).status).toBe(200);
+  });
+
+  it("goes through the server: an admin.json with a wrong token makes the command fail", async () => {
+    const file = path.join(dataDir, "admin.json");
+    const original = fs.readFileSync(file, "utf8");
+    fs.writeFileSync(file, JSON.stringify({ ...JSON.parse(original), token: "wrong" }), { mode: 0o600 });
+    try {
+      const res = await runCli(["companies", "create", "--name", "Refused"], db());
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain("admin token is not valid");
+    } finally {
+      fs.writeFileSync(file, original, { mode: 0o600 });
+    }
+  });
+});
+
+describe("admin CLI with no server running", () => {
+  let dataDir: string;
+  let databaseUrl: string | undefined;
+  beforeAll(() => {
+    dataDir = tempDir();
+    databaseUrl = testConfig().databaseUrl; // a fresh PostgreSQL schema when TEST_DATABASE_URL is set, else PGlite in dataDir
+  });
+  afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("opens the database itself; a key it creates authenticates once the server starts", async () => {
+    const db = { dataDir, databaseUrl };
+    const company = CompanyCreatedSchema.strict().parse(JSON.parse((await runCli(["companies", "create", "--name", "Offline Co", "--json"], db)).stdout));
+    const keyRes = await runCli(["keys", "create", "--company", company.id, "--name", "Offline key", "--scopes", "items:read", "--json"], db);
+    expect(keyRes).toMatchObject({ code: 0, stderr: "" });
+    const created = KeyCreatedSchema.strict().parse(JSON.parse(keyRes.stdout));
+    const file = path.join(dataDir, "sales.json");
+    fs.writeFileSync(file, JSON.stringify(SALES_FILE));
+    const imported = await runCli(["pipelines", "import", "--company", company.id, "--file", file, "--json"], db);
+    const pipeline = ImportedPipelineSchema.parse(JSON.parse(imported.stdout));
+
+    const server = await startServer({ ...testConfig(), dataDir, databaseUrl });
+    try {
+      const me = await apiGet(server, "/v1/ext/me", created.key);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ company: { id: company.id, name: "Offline Co" }, key: { name: "Offline key", scopes: ["items:read"] } });
+      const pipelines = await apiGet(server, "/v1/ext/pipelines", created.key);
+      expect(pipelines.body.map((p: { id: string }) => p.id)).toEqual([pipeline.id]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("ignores an admin.json left behind by a server that is no longer running", async () => {
+    const deadPid = await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, ["-e", ""]);
+      child.once("exit", () => resolve(child.pid!));
+    });
+    const staleDir = tempDir();
+    try {
+      fs.writeFileSync(path.join(staleDir, "admin.json"), JSON.stringify({ pid: deadPid, url: "http://127.0.0.1:9", token: "stale" }));
+      const res = await runCli(["companies", "create", "--name", "After a crash", "--json"], { dataDir: staleDir });
+      expect(res.code).toBe(0);
+      expect(CompanyCreatedSchema.parse(JSON.parse(res.stdout)).name).toBe("After a crash");
+    } finally {
+      fs.rmSync(staleDir, { recursive: true, force: true });
+    }
+  });
+
+  it("exits 1 for an unknown key id", async () => {
+    const res = await runCli(["keys", "revoke", "01900000-0000-7000-8000-000000000000"], { dataDir, databaseUrl });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe("Error: API key 01900000-0000-7000-8000-000000000000 was not found.\n");
+  });
+});
