@@ -52,6 +52,12 @@ export interface LoadResult {
   failureSample?: { status: number; body: string };
 }
 
+/**
+ * A request unanswered after this long counts as an error (a timeout): Zapier, the main client of this API, gives
+ * an API call 30 seconds.
+ */
+export const REQUEST_TIMEOUT_S = 30;
+
 const runId = Date.now().toString(36);
 let idCounter = 0;
 
@@ -84,7 +90,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: options.connections,
     ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration ?? 10 }),
-    timeout: 10,
+    timeout: REQUEST_TIMEOUT_S,
     requests: [request],
     ...(setupClient ? { setupClient: (client: autocannon.Client) => setupClient(client, seen) } : {}),
   });

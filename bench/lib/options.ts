@@ -37,7 +37,8 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
 
   --quick               smoke test for CI: 2 s runs, 10k items only, under a minute, never fails on speed;
                         writes bench/results/quick.md instead of latest.md
-  --db <which>          pglite | postgres | both   (default: pglite, plus postgres when DATABASE_URL is set)
+  --db <which>          pglite | postgres | both   (default: pglite, plus postgres when DATABASE_URL is set;
+                        with --quick: postgres when DATABASE_URL is set, else pglite)
   --duration <s>        seconds per measurement (default 10, quick 2)
   --warmup <s>          warm-up seconds per endpoint (default 2, quick 0.5)
   --connections <n>     concurrent connections (default 32)
@@ -51,7 +52,8 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
   --no-assert           exit 0 even when a PostgreSQL target is missed
 
 Environment: DATABASE_URL=postgresql://... enables the PostgreSQL pass (a fresh schema bench_* is created and
-dropped); BENCH_CPU_PROF=1 runs the server under node --cpu-prof and adds the hottest functions to the report.`;
+dropped); BENCH_CPU_PROF=1 runs the server under node --cpu-prof and adds the hottest functions to the report;
+BENCH_MEM_PROBE=1 preloads bench/lib/memory-probe.cjs into the server and reports what its peak RSS is made of.`;
 
 function positive(name: string, raw: string | undefined, integer = true): number {
   const n = Number(raw);
@@ -70,7 +72,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const databaseUrl = env.DATABASE_URL || undefined;
   const o: BenchOptions = {
     quick,
-    dbs: databaseUrl ? ["pglite", "postgres"] : ["pglite"],
+    // Quick mode runs one database by default (PostgreSQL when given, the asserted one) to stay under a minute.
+    dbs: databaseUrl ? (quick ? ["postgres"] : ["pglite", "postgres"]) : ["pglite"],
     databaseUrl,
     duration: quick ? 2 : 10,
     warmup: quick ? 0.5 : 2,

@@ -18,7 +18,7 @@ import type { BenchOptions, Phase } from "./options";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
 import type { Figure, PassReport } from "./report";
-import { RssSampler } from "./rss";
+import { readRssMb, RssSampler } from "./rss";
 import { keysetCursor, seedItems, seededItemId, seededItemPosition, verifySeededOrder, type SeedPlan } from "./seed";
 import { REPO_ROOT, startServerProcess, type ServerProcess } from "./server-process";
 
@@ -79,6 +79,7 @@ export class BenchPass {
   private readonly notes: string[] = [];
   private readonly pageCost = new Map<number, { first: LoadResult; deep: LoadResult }>();
   private dbDescription = "";
+  private readonly idleRss: string[] = [];
   private rateLimitSeen = "";
   private serverStarts = 0;
 
@@ -96,6 +97,7 @@ export class BenchPass {
   async run(): Promise<PassReport> {
     try {
       await this.setUp();
+      await this.warmServer(`with ${sizeLabel(this.o.sizes[0]!)} items`);
       const small = this.o.sizes[0]!;
       if (this.has("pages")) await this.measurePages(small);
       if (this.has("list")) await this.measureList();
@@ -106,6 +108,7 @@ export class BenchPass {
       if (this.has("pages")) {
         for (const size of this.o.sizes.slice(1)) {
           await this.grow(size);
+          await this.warmServer(`with ${sizeLabel(size)} items`);
           await this.measurePages(size);
         }
         this.pageCostFigures();
@@ -146,6 +149,7 @@ export class BenchPass {
       core: SERVER_CORE,
       label: `${this.kind}-${label}`,
       ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
+      ...(process.env.BENCH_MEM_PROBE ? { memProbeFile: path.join(this.tmpDir, "memory.jsonl") } : {}),
     });
     if (this.api) this.api.baseUrl = this.server.url;
     if (this.rss) this.rss.setPid(this.server.pid);
@@ -246,6 +250,7 @@ export class BenchPass {
     await this.receiver?.stop().catch(() => undefined);
     await this.baseline?.stop().catch(() => undefined);
     await this.server?.stop().catch(() => undefined);
+    this.memoryBreakdown();
     await this.sql?.close().catch(() => undefined);
     if (this.kind === "postgres" && this.schema && !this.o.keep) {
       try {
@@ -267,6 +272,18 @@ export class BenchPass {
 
   private get headers(): Record<string, string> {
     return { "x-api-key": this.api.apiKey };
+  }
+
+  /**
+   * A freshly started server is cold (JIT, connection pool, PGlite's caches): before the first figure after a
+   * start, it serves first-page list requests for twice the warm-up time. Also records its RSS at rest.
+   */
+  private async warmServer(moment: string): Promise<void> {
+    const rss = readRssMb(this.server!.pid);
+    if (rss !== null) this.idleRss.push(`${mb(rss)} ${moment}`);
+    if (this.o.warmup <= 0) return;
+    await runLoad({ url: this.api.baseUrl, path: "/v1/ext/items?limit=100", headers: this.headers, connections: this.o.connections, duration: this.o.warmup * 2 });
+    await this.settle();
   }
 
   /**
@@ -551,6 +568,7 @@ export class BenchPass {
     const expected = this.o.burstItems * this.o.subscriptions;
     let stalled = false;
     let burstStart = 0;
+    let burstEnd = 0;
     let createRun: LoadResult | undefined;
     await this.during("webhook delivery throughput", async () => {
       burstStart = nowMs();
@@ -563,6 +581,7 @@ export class BenchPass {
         headers: this.headers,
         amount: this.o.burstItems,
       });
+      burstEnd = nowMs();
       const deadline = Date.now() + (this.o.quick ? 30_000 : 180_000);
       let lastCount = -1;
       let lastProgress = Date.now();
@@ -583,17 +602,31 @@ export class BenchPass {
     if (got.length) {
       const last = Math.max(...got.map((d) => d.receivedAt));
       const first = Math.min(...got.map((d) => d.receivedAt));
-      const rate = got.length / ((last - burstStart) / 1000);
+      const overall = got.length / ((last - burstStart) / 1000);
+      // After the last create answered, the dispatcher has the process to itself and a backlog to work off: that
+      // drain rate is its sustained capacity. If it kept up with the creates there is no backlog to measure.
+      const afterBurst = got.filter((d) => d.receivedAt > burstEnd).length;
+      const drainS = (last - burstEnd) / 1000;
+      const drained = afterBurst >= Math.max(50, got.length * 0.1) && drainS >= 0.5;
+      const drain = drained ? afterBurst / drainS : NaN;
       const underLoad = got.filter((d) => d.createdAt).map((d) => d.receivedAt - Date.parse(d.createdAt!));
-      this.figures.push({
-        item: 5,
-        metric: `Sustained deliveries/s (${this.o.subscriptions} subscriptions, ${this.o.burstItems} items)`,
-        value: rate,
-        display: `${Math.round(rate).toLocaleString("en-US")} /s`,
-        target: { op: ">=", limit: 500, text: "≥ 500 /s" },
-      });
+      const target = { op: ">=" as const, limit: 500, text: "≥ 500 /s" };
+      if (drained) {
+        this.figures.push(
+          { item: 5, metric: `Sustained deliveries/s: backlog drain, dispatcher alone (${this.o.subscriptions} subscriptions)`, value: drain, display: `${Math.round(drain).toLocaleString("en-US")} /s (${afterBurst} deliveries in ${drainS.toFixed(1)} s)`, target },
+          { item: 5, metric: "Deliveries/s over the whole burst (creates and deliveries sharing the core)", value: overall, display: `${Math.round(overall).toLocaleString("en-US")} /s` },
+        );
+      } else {
+        this.figures.push({
+          item: 5,
+          metric: `Sustained deliveries/s over the burst (${this.o.subscriptions} subscriptions; kept up with the creates, so bounded by them)`,
+          value: overall,
+          display: `${Math.round(overall).toLocaleString("en-US")} /s`,
+          target,
+        });
+      }
       this.details.push(
-        `Delivery throughput: ${this.o.burstItems} items created by ${this.o.connections} connections (${createRun ? rps(createRun.reqPerSec) : "?"}) with ${this.o.subscriptions} item.created subscriptions = ${expected} deliveries; ${got.length} arrived ${((last - burstStart) / 1000).toFixed(1)} s after the burst started (first after ${((first - burstStart) / 1000).toFixed(2)} s). Rate = deliveries ÷ (last receipt − burst start). created_at → receipt during the burst: p50 ${ms(percentile(underLoad, 50))}, p99 ${ms(percentile(underLoad, 99))}.`,
+        `Delivery throughput: ${this.o.burstItems} items created by ${this.o.connections} connections (${createRun ? rps(createRun.reqPerSec) : "?"}, done after ${((burstEnd - burstStart) / 1000).toFixed(1)} s) with ${this.o.subscriptions} item.created subscriptions = ${expected} deliveries; ${got.length} arrived, the first ${((first - burstStart) / 1000).toFixed(2)} s and the last ${((last - burstStart) / 1000).toFixed(1)} s after the burst started; ${afterBurst} of them after the last create answered. Whole-burst rate = deliveries ÷ (last receipt − burst start); drain rate = deliveries after the last create ÷ (last receipt − last create). created_at → receipt during the burst: p50 ${ms(percentile(underLoad, 50))}, p99 ${ms(percentile(underLoad, 99))} (queueing behind the backlog).`,
       );
     }
     if (missing > 0) {
@@ -620,6 +653,24 @@ export class BenchPass {
   // ---------------------------------------------------------------------------------------------------------------
   // Report details
 
+  /** BENCH_MEM_PROBE=1: what the server's memory was made of at its RSS peak (process.memoryUsage()). */
+  private memoryBreakdown(): void {
+    const file = path.join(this.tmpDir, "memory.jsonl");
+    if (!process.env.BENCH_MEM_PROBE || !fs.existsSync(file)) return;
+    type Sample = { rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number };
+    const samples = fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Sample);
+    if (!samples.length) return;
+    const peak = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
+    const m = (n: number) => mb(n / 2 ** 20);
+    this.details.push(
+      `Memory at the RSS peak (BENCH_MEM_PROBE=1, process.memoryUsage()): rss ${m(peak.rss)} = V8 heap ${m(peak.heapTotal)} (used ${m(peak.heapUsed)}) + external ${m(peak.external)} (of which ArrayBuffers ${m(peak.arrayBuffers)}; WebAssembly memories count here) + other ${m(peak.rss - peak.heapTotal - peak.external)} (code, stacks, allocator). ${samples.length} samples.`,
+    );
+  }
+
   private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string): void {
     const row = (who: string, r: LoadResult, i: number) =>
       `| ${name} | ${who} | ${i + 1} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.ok} | ${r.non2xx + r.errors} |`;
@@ -645,6 +696,7 @@ export class BenchPass {
       ...this.notes.map((n) => `- ${n}`),
       ...this.details,
     ];
+    if (this.idleRss.length) lines.push("", `Server RSS at rest (before a warm-up): ${this.idleRss.join("; ")}.`);
     if (this.rss?.phases.length) {
       lines.push("", "| Server RSS by phase | peak | mean | samples |", "|---|---|---|---|");
       for (const p of this.rss.phases) lines.push(`| ${p.phase} | ${mb(p.peakMb)} | ${mb(p.meanMb)} | ${p.samples} |`);

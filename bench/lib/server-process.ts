@@ -57,6 +57,8 @@ export interface ServerOptions {
   core: number | null;
   /** When set, run under `node --cpu-prof` writing profiles here. */
   cpuProfDir?: string;
+  /** When set, preload lib/memory-probe.cjs, appending process.memoryUsage() samples to this file. */
+  memProbeFile?: string;
   /** Label used in error messages and profile names. */
   label: string;
 }
@@ -87,8 +89,10 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
     fs.mkdirSync(options.cpuProfDir, { recursive: true });
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${options.label}-${Date.now()}.cpuprofile`);
   }
+  if (options.memProbeFile) nodeArgs.push("--require", path.join(__dirname, "memory-probe.cjs"));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...(options.memProbeFile ? { BENCH_MEM_FILE: options.memProbeFile } : {}),
     PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: options.dataDir,

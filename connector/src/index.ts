@@ -15,7 +15,6 @@ import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
 import statusList from './triggers/status-list';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../package.json') as { version: string };
 
 export default defineApp({

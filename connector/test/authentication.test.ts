@@ -1,8 +1,8 @@
-import nock from 'nock';
 import { CONNECTION_LABEL, testAuth } from '../src/authentication';
 import { DEFAULT_SERVER_URL } from '../src/client';
 import { API_KEY, App, ME, SERVER, appTester, authData, thrown } from './helpers/app';
 import { api, useNock } from './helpers/nock';
+import nock from 'nock';
 
 useNock();
 

@@ -11,7 +11,7 @@ import { startServer } from "../src/server";
 import { claimDueDeliveries } from "../src/db/webhook-dispatch";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher";
 import { startTestServer, testConfig, type TestServer } from "./helpers/test-server";
-import { createSubscription, emitEvents, startReceiver, type Receiver, type ReceivedRequest } from "./helpers/receiver";
+import { createSubscription, emitEvents, startReceiver, waitUntil, type Receiver, type ReceivedRequest } from "./helpers/receiver";
 
 process.env.WEBHOOK_RETRY_BASE_MS = "20";
 process.env.WEBHOOK_RETRY_MAX_MS = "200";
@@ -148,7 +148,9 @@ describe("webhook delivery with several dispatchers", () => {
 
       expect(rx.requests).toHaveLength(160);
       for (let i = 0; i < 8; i++) expect(ids(rx.accepted(`/s${i}`))).toEqual(events.map((e) => e.id));
-      const attempts = await t.server.ctx.prisma.webhookDelivery.groupBy({ by: ["attemptCount"], _count: true });
+      const prisma = t.server.ctx.prisma;
+      await waitUntil(async () => (await prisma.webhookDelivery.count({ where: { state: "succeeded" } })) === 160, "every delivery recorded");
+      const attempts = await prisma.webhookDelivery.groupBy({ by: ["attemptCount"], _count: true });
       expect(attempts).toEqual([{ attemptCount: 1, _count: 160 }]);
     } finally {
       await extra?.stop();
@@ -221,12 +223,3 @@ describe("webhook delivery across a graceful restart", () => {
     }
   });
 });
-
-/** Polls `condition` every 20 ms until it holds; fails after `timeoutMs` naming `what`. */
-async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

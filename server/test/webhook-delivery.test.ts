@@ -5,7 +5,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { startTestServer, type TestServer } from "./helpers/test-server";
-import { createSubscription, emitEvents, newWebhookSecret, startReceiver, type Receiver } from "./helpers/receiver";
+import { createSubscription, emitEvents, newWebhookSecret, startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
 
 process.env.WEBHOOK_RETRY_BASE_MS = "20";
 process.env.WEBHOOK_RETRY_MAX_MS = "5000"; // also caps Retry-After
@@ -258,12 +258,3 @@ describe("webhook delivery in production mode", () => {
     expect(delivery.lastError).toBe("refused: production mode delivers only to https targets");
   });
 });
-
-/** Polls `condition` every 20 ms until it holds; fails after `timeoutMs` naming `what`. */
-async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -41,6 +41,7 @@ export async function itemCreateBody(z: ZObject, inputData: Readonly<Record<stri
   return checkedBody(ItemCreateSchema, body, 'item');
 }
 
+/** Creates the item; returns it with `id` = `item_id`. Errors: InvalidData (checked locally), 4xx via middleware.ts. */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierItem> {
   const body = await itemCreateBody(z, bundle.inputData);
   return withItemId(await sendJson<Item>(z, 'POST', apiPath('items'), body));

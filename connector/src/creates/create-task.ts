@@ -8,6 +8,7 @@ import { apiPath, sendJson } from '../client';
 import { checkedBody } from '../fields/coerce';
 import { TASK_OUTPUT_FIELDS, TASK_SAMPLE, taskBodyFrom, taskInputFields, withTaskId, type ZapierTask } from '../fields/task-fields';
 
+/** Creates the task from coerced input checked with TaskCreateSchema; returns it with `id` = `task_id`. */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierTask> {
   const body = checkedBody(TaskCreateSchema, taskBodyFrom(bundle.inputData), 'task');
   return withTaskId(await sendJson<Task>(z, 'POST', apiPath('tasks'), body));

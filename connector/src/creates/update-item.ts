@@ -41,6 +41,7 @@ export async function itemUpdateBody(z: ZObject, inputData: Readonly<Record<stri
   return checkedBody(ItemUpdateSchema, body, 'item update');
 }
 
+/** Updates the item `item_id` with the provided fields; returns it with `id`. 409 (version conflict) via middleware.ts. */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierItem> {
   const itemId = requireId(bundle.inputData.item_id, 'Item ID');
   const body = await itemUpdateBody(z, bundle.inputData);

@@ -8,6 +8,7 @@ import { apiPath, sendJson } from '../client';
 import { checkedBody, requireId } from '../fields/coerce';
 import { TASK_OUTPUT_FIELDS, TASK_SAMPLE, taskBodyFrom, taskInputFields, withTaskId, type ZapierTask } from '../fields/task-fields';
 
+/** Updates the task `task_id` with only the provided fields (checked with TaskUpdateSchema); returns it with `id`. */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierTask> {
   const taskId = requireId(bundle.inputData.task_id, 'Task ID');
   const body = checkedBody(TaskUpdateSchema, taskBodyFrom(bundle.inputData), 'task update');

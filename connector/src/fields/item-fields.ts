@@ -2,12 +2,11 @@
  * The built-in Item fields (spec "Item (response)" + CONTRACT "Extra Item fields") as Zapier output fields, the
  * shared input fields of item steps, and a realistic sample in the shape of `@stageline/shared`'s Item.
  */
-import type { PlainInputField, PlainOutputField, ZObject, Bundle } from 'zapier-platform-core';
-import type { DuplicateMatch, Item } from '@stageline/shared';
-import { fetchCustomFields, getAllPages, apiPath, type ZapierItem } from '../client';
+import type { Bundle, PlainInputField, PlainOutputField, ZObject } from 'zapier-platform-core';
+import type { CustomField, DuplicateMatch, Item, Pipeline } from '@stageline/shared';
+import { apiPath, fetchCustomFields, getAllPages, type ZapierItem } from '../client';
 import { toId } from './coerce';
 import { toInputFields, toOutputField, unionOfCustomFields, type CustomFieldMode } from './custom-fields';
-import type { CustomField, Pipeline } from '@stageline/shared';
 
 /** Output fields of every Item step, labelled for the Zap editor. */
 export const ITEM_OUTPUT_FIELDS: PlainOutputField[] = [

@@ -17,6 +17,7 @@ import {
   pipelineInputField,
 } from '../fields/item-fields';
 
+/** The duplicates of the given values in the chosen pipeline, best first, each with `id` = `item_id`; [] when none. */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierItem<DuplicateMatch>[]> {
   const pipelineId = requireId(bundle.inputData.pipeline_id, 'Pipeline');
   const fields = hasCustomValues(bundle.inputData) ? await fetchCustomFields(z, pipelineId) : [];

@@ -3,6 +3,7 @@
  * Stageline server at SERVER of the unit tests (mocked in nock.ts), fixtures in the contract's shapes, and a reader
  * for the errors zapier-platform-core throws (AppError and ThrottledError carry JSON in their message).
  */
+import './core-http-patch'; // before anything loads nock: see there
 import { createAppTester, tools } from 'zapier-platform-core';
 import type { CustomField, Item, Me, Pipeline, Task } from '@stageline/shared';
 import App from '../../src/index';
@@ -10,7 +11,15 @@ import App from '../../src/index';
 tools.env.inject();
 
 export { App };
-export const appTester = createAppTester(App);
+
+/**
+ * The app tester. Core's handler patches Node's shared `http`/`https` modules once per process to log requests made
+ * by any library (app flag `skipHttpPatch` turns that off). In a jest worker that runs several test files, that
+ * patch would capture whichever interceptor nock had installed at the time and outlive it, so requests of later
+ * files would bypass nock (or hit a removed interceptor). The tests therefore run the app with the patch off; the
+ * app only makes requests through `z.request`, which core logs on its own.
+ */
+export const appTester = createAppTester({ ...App, flags: { ...App.flags, skipHttpPatch: true } });
 
 /** The fake self-hosted server of the unit tests. */
 export const SERVER = 'https://stageline.test';

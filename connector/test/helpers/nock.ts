@@ -2,6 +2,7 @@
  * nock for the unit tests: a scope for the fake server that only matches requests carrying the API key, and the
  * jest hooks every nock-based test file uses. Kept apart from app.ts so the live tests never load nock.
  */
+import './core-http-patch'; // before nock: see there
 import nock from 'nock';
 import { API_KEY, SERVER } from './app';
 

@@ -79,17 +79,17 @@ export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | nul
 }
 
 /**
- * Takes the next number of the pipeline's `short_id` counter (CONTRACT: "per-pipeline counter ... never reused"):
- * one `UPDATE ... SET next_short_id = next_short_id + 1`, which row-locks the pipeline until the transaction ends,
- * so concurrent creates wait for each other and no two items ever get the same number. Call it inside the
- * transaction that inserts the item: if that transaction rolls back, so does the increment, and no item holds it.
+ * Takes the next number of the pipeline's `short_id` counter (CONTRACT: per-pipeline counter, never reused) with
+ * one autocommitted `UPDATE ... RETURNING`, outside the item's transaction: the row lock lasts one statement, so
+ * concurrent creates in one pipeline do not queue behind each other's transactions. A create that fails after this
+ * leaves a gap; a number is never handed out twice.
  * @returns the pipeline's prefix and the number taken.
  */
-export async function takeShortIdNumber(tx: Prisma.TransactionClient, pipelineId: string): Promise<{ prefix: string; number: number }> {
-  const row = await tx.pipeline.update({
-    where: { id: pipelineId },
-    data: { nextShortId: { increment: 1 } },
-    select: { shortIdPrefix: true, nextShortId: true },
-  });
-  return { prefix: row.shortIdPrefix, number: row.nextShortId - 1 };
+export async function takeShortIdNumber(db: Db, pipelineId: string): Promise<{ prefix: string; number: number }> {
+  const rows = await db.$queryRaw<{ prefix: string; number: number }[]>`
+    UPDATE pipelines SET next_short_id = next_short_id + 1 WHERE id = ${pipelineId}
+    RETURNING short_id_prefix AS prefix, next_short_id - 1 AS number`;
+  const row = rows[0];
+  if (!row) throw new Error(`pipeline ${pipelineId} vanished while taking a short id`);
+  return { prefix: row.prefix, number: Number(row.number) };
 }

@@ -49,10 +49,10 @@ interface ClaimRow {
  * lease free or expired, subscription not disabled. The heads come from one sort of the pending rows (`DISTINCT ON`,
  * evaluated once as an array, then primary-key lookups), so a claim costs O(pending), not O(pending²) behind a
  * retrying head. `FOR UPDATE SKIP LOCKED` keeps concurrent claimers off each other's rows, re-checking state and
- * lease on the latest row version; a head completed by another process meanwhile is skipped, not replaced. With each head come up to `batchSize - 1` further pending deliveries of the same subscription in
- * `seq` order, to be sent one after another: no other claimer can take them, as they are not heads while the head
- * is pending, and the shared lease covers them once it is done. The lease is `locked_until = now() + leaseMs`,
- * `locked_by = ownerId`.
+ * lease on the latest row version; a head completed by another process meanwhile is skipped, not replaced.
+ * With each head come up to `batchSize - 1` further pending deliveries of the same subscription in `seq` order, to
+ * be sent one after another: no other claimer can take them, as they are not heads while the head is pending, and
+ * the shared lease covers them once it is done. The lease is `locked_until = now() + leaseMs`, `locked_by = ownerId`.
  * @returns the claimed deliveries joined with their event and subscription, grouped by subscription in `seq` order.
  */
 export async function claimDueDeliveries(

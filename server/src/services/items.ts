@@ -64,21 +64,21 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
  * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field.
  */
 export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate): Promise<Item> {
-  const item = await ctx.prisma.$transaction(async (tx) => {
-    const pipeline = await pipelines.findPipeline(tx, companyId, input.pipeline_id);
-    if (!pipeline) {
-      throw invalidReference([
-        {
-          path: "pipeline_id",
-          message: `pipeline_id "${input.pipeline_id}" is not a pipeline of this company. List pipelines with GET /v1/ext/pipelines.`,
-        },
-      ]);
-    }
-    const placement = await resolvePlacement(tx, pipeline, { stageId: input.stage_id, statusId: input.status_id });
-    const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
-    if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
+  const pipeline = await pipelines.findPipeline(ctx.prisma, companyId, input.pipeline_id);
+  if (!pipeline) {
+    throw invalidReference([
+      {
+        path: "pipeline_id",
+        message: `pipeline_id "${input.pipeline_id}" is not a pipeline of this company. List pipelines with GET /v1/ext/pipelines.`,
+      },
+    ]);
+  }
+  const placement = await resolvePlacement(ctx.prisma, pipeline, { stageId: input.stage_id, statusId: input.status_id });
+  const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
+  if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
 
-    const { prefix, number } = await pipelines.takeShortIdNumber(tx, pipeline.id);
+  const { prefix, number } = await pipelines.takeShortIdNumber(ctx.prisma, pipeline.id);
+  const item = await ctx.prisma.$transaction(async (tx) => {
     const row = await items.insertItem(tx, {
       companyId,
       pipelineId: pipeline.id,

@@ -57,8 +57,8 @@ const USER_AGENT = "Stageline-Webhooks/1.0";
 
 /**
  * Addresses a production server must never deliver to: loopback, private (RFC 1918, unique-local), link-local,
- * CGNAT, unspecified, multicast, reserved and documentation ranges, and IPv6 forms that embed IPv4 (mapped, NAT64,
- * 6to4, Teredo) so none of them can smuggle a private IPv4 address.
+ * CGNAT, unspecified, multicast, reserved and documentation ranges, and IPv6 forms that embed IPv4 (NAT64, 6to4,
+ * Teredo) so none of them can smuggle a private IPv4 address. IPv4-mapped IPv6 is judged by its IPv4 address.
  */
 const NON_PUBLIC = (() => {
   const list = new net.BlockList();
@@ -67,8 +67,10 @@ const NON_PUBLIC = (() => {
     "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
     "224.0.0.0/4", "240.0.0.0/4",
   ];
+  // No "::ffff:0:0/96" here: BlockList checks IPv4 as IPv4-mapped IPv6, so that rule would block every IPv4 address;
+  // the IPv4 rules already apply to mapped addresses (::ffff:127.0.0.1 is loopback, ::ffff:8.8.8.8 is public).
   const v6 = [
-    "::/127", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32", "2002::/16",
+    "::/127", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32", "2002::/16",
     "fc00::/7", "fe80::/10", "ff00::/8",
   ];
   for (const cidr of v4) list.addSubnet(cidr.split("/")[0], Number(cidr.split("/")[1]), "ipv4");

@@ -130,7 +130,7 @@ export class WebhookDispatcher {
     };
     if (this.options.leaseMs <= this.options.timeoutMs + LEASE_MARGIN_MS) {
       // A lease shorter than an attempt could let a second dispatcher send the same delivery while the first still is.
-      throw new Error(`webhook lease (${this.options.leaseMs} ms) must be longer than the attempt timeout (${this.options.timeoutMs} ms)`);
+      throw new Error(`webhook lease (${this.options.leaseMs} ms) must exceed the attempt timeout (${this.options.timeoutMs} ms) by more than ${LEASE_MARGIN_MS} ms`);
     }
     this.logger = ctx.logger.child({ component: "webhook-dispatcher", owner: this.options.ownerId });
   }

@@ -172,3 +172,12 @@ export async function emitEvents(
   }
   return events;
 }
+
+/** Polls `condition` every 20 ms until it holds; fails after `timeoutMs` naming `what`. */
+export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
