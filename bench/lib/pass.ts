@@ -148,6 +148,7 @@ export class BenchPass {
       rateLimitPerMinute: this.o.rateLimit,
       core: SERVER_CORE,
       label: `${this.kind}-${label}`,
+      logFile: path.join(this.tmpDir, "server.log"),
       ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
       ...(process.env.BENCH_MEM_PROBE ? { memProbeFile: path.join(this.tmpDir, "memory.jsonl") } : {}),
     });
@@ -261,6 +262,12 @@ export class BenchPass {
         this.notes.push(`Could not drop schema ${this.schema}: ${(err as Error).message}`);
       }
     }
+    const log = path.join(this.tmpDir, "server.log");
+    if (this.errors.length && fs.existsSync(log)) {
+      const kept = path.join(os.tmpdir(), `stageline-bench-${this.kind}-server-${Date.now()}.log`);
+      fs.copyFileSync(log, kept);
+      this.notes.push(`The server's log of this pass is in ${kept}.`);
+    }
     if (this.tmpDir && !this.o.keep) fs.rmSync(this.tmpDir, { recursive: true, force: true });
     else if (this.tmpDir) {
       this.notes.push(`Kept ${this.tmpDir}${this.schema ? ` and schema ${this.schema}` : ""} (--keep); demo API key ${this.api?.apiKey ?? "unknown"}.`);
@@ -318,8 +325,9 @@ export class BenchPass {
     this.log(`    ${label}: ${rps(result.reqPerSec)}, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}${failures(result) ? `, FAILURES ${failures(result)}` : ""}`);
     if (failures(result)) {
       const sample = result.failureSample ? `; first failure: ${result.failureSample.status} ${result.failureSample.body}` : "";
+      const logged = this.server!.recentErrors(1);
       this.errors.push(
-        `${label}: ${result.non2xx} non-2xx responses and ${result.errors} connection errors/timeouts (status codes ${JSON.stringify(result.statusCodes)})${sample}`,
+        `${label}: ${result.non2xx} non-2xx responses and ${result.errors} connection errors/timeouts (status codes ${JSON.stringify(result.statusCodes)})${sample}${logged.length ? `; the server logged: ${logged[0]}` : ""}`,
       );
     } else if (result.ok === 0) {
       this.errors.push(`${label}: no request completed within the ${options.amount ?? this.o.duration}${options.amount ? " requests" : " s run"}`);

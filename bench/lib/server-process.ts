@@ -57,6 +57,8 @@ export interface ServerOptions {
   core: number | null;
   /** When set, run under `node --cpu-prof` writing profiles here. */
   cpuProfDir?: string;
+  /** Everything the server writes (stdout and stderr) is appended here. */
+  logFile: string;
   /** When set, preload lib/memory-probe.cjs, appending process.memoryUsage() samples to this file. */
   memProbeFile?: string;
   /** Label used in error messages and profile names. */
@@ -74,6 +76,8 @@ export interface ServerProcess {
   assertAlive(): void;
   /** The last lines the server wrote to stderr (for error reports). */
   stderrTail(): string;
+  /** The last `n` error lines of the server's log (pino level ≥ 50, or plain lines mentioning an error). */
+  recentErrors(n: number): string[];
   /** SIGTERM, then SIGKILL after 20 s. Resolves when it has exited. */
   stop(): Promise<void>;
 }
@@ -104,6 +108,9 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
   else delete env.DATABASE_URL;
   const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, ...nodeArgs, SERVER_ENTRY]);
   const child: ChildProcess = spawn(cmd!, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const log = fs.createWriteStream(options.logFile, { flags: "a" });
+  child.stdout!.pipe(log, { end: false });
+  child.stderr!.pipe(log, { end: false });
   let stdout = "";
   let stderr = "";
   let stopping = false;
@@ -145,6 +152,18 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
       if (exitInfo && !stopping) throw new Error(`${options.label}: the server crashed (${exitInfo})\n${stderr}`);
     },
     stderrTail: () => stderr,
+    recentErrors(n: number) {
+      try {
+        const lines = fs.readFileSync(options.logFile, "utf8").split("\n");
+        const errors = lines.filter((l) => {
+          const level = /"level":(\d+)/.exec(l);
+          return level ? Number(level[1]) >= 50 : /error/i.test(l);
+        });
+        return errors.slice(-n).map((l) => l.slice(0, 600));
+      } catch {
+        return [];
+      }
+    },
     async stop() {
       if (exitInfo) return;
       stopping = true;

@@ -11,9 +11,13 @@ import updateTask from './creates/update-task';
 import { addServerAndApiKey, explainErrorResponses } from './middleware';
 import findDuplicateItems from './searches/find-duplicate-items';
 import itemCreated from './triggers/item-created';
+import itemStageChanged from './triggers/item-stage-changed';
+import itemUpdated from './triggers/item-updated';
 import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
 import statusList from './triggers/status-list';
+import taskCompleted from './triggers/task-completed';
+import taskCreated from './triggers/task-created';
 
 const { version } = require('../package.json') as { version: string };
 
@@ -25,6 +29,10 @@ export default defineApp({
   afterResponse: [explainErrorResponses],
   triggers: {
     [itemCreated.key]: itemCreated,
+    [itemUpdated.key]: itemUpdated,
+    [itemStageChanged.key]: itemStageChanged,
+    [taskCreated.key]: taskCreated,
+    [taskCompleted.key]: taskCompleted,
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
     [statusList.key]: statusList,

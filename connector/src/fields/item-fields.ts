@@ -3,7 +3,7 @@
  * shared input fields of item steps, and a realistic sample in the shape of `@stageline/shared`'s Item.
  */
 import type { Bundle, PlainInputField, PlainOutputField, ZObject } from 'zapier-platform-core';
-import type { CustomField, DuplicateMatch, Item, Pipeline } from '@stageline/shared';
+import type { CustomField, DuplicateMatch, Item, ItemChangedEvent, Pipeline } from '@stageline/shared';
 import { apiPath, fetchCustomFields, getAllPages, type ZapierItem } from '../client';
 import { toId } from './coerce';
 import { toInputFields, toOutputField, unionOfCustomFields, type CustomFieldMode } from './custom-fields';
@@ -53,6 +53,46 @@ export const ITEM_SAMPLE: ZapierItem<Item> = {
 
 /** A sample duplicate match. */
 export const DUPLICATE_MATCH_SAMPLE: ZapierItem<DuplicateMatch> = { ...ITEM_SAMPLE, matched_on: ['email'] };
+
+/** An item change (item.updated / item.stage_changed payload) with Zapier's dedupe key `id` = `<item_id>:<version>`. */
+export type ZapierItemChange = ZapierItem<ItemChangedEvent>;
+
+/**
+ * Adds `id` = `${item_id}:${version}` to an item change. Zapier de-duplicates trigger results on `id`, and every real
+ * change of an item increments its version, so each update of the same item gets its own id (and triggers once),
+ * while a redelivery of the same update (at-least-once delivery) keeps its id and is dropped.
+ */
+export function withChangeId(change: ItemChangedEvent): ZapierItemChange {
+  return { ...change, id: `${change.item_id}:${change.version}` };
+}
+
+/**
+ * A listed item (GET /items or the sample endpoint) as an item change, for trigger samples: the list does not say
+ * what changed last, so `changed_fields` is empty and `previous` repeats the current stage and status.
+ */
+export function asItemChange(item: Item): ItemChangedEvent {
+  return { ...item, changed_fields: [], previous: { stage: item.stage, status: item.status } };
+}
+
+/**
+ * Output fields of the item-change triggers ("Updated Item", "Item Moved to Stage"): the item fields with `id`
+ * relabelled (it is item ID and version), then what changed and the stage and status before the change. Zapier
+ * flattens `previous.stage` to `previous__stage`.
+ */
+export const ITEM_CHANGE_OUTPUT_FIELDS: PlainOutputField[] = [
+  { key: 'id', label: 'ID (Item ID:Version, one per update)', type: 'string' },
+  ...ITEM_OUTPUT_FIELDS.filter((field) => field.key !== 'id'),
+  { key: 'changed_fields', label: 'Changed Fields', type: 'string', list: true },
+  { key: 'previous__stage', label: 'Previous Stage', type: 'string' },
+  { key: 'previous__status', label: 'Previous Status', type: 'string' },
+];
+
+/** A realistic item change: the sample item moved from Lead to Qualified by its second version. */
+export const ITEM_CHANGE_SAMPLE: ZapierItemChange = withChangeId({
+  ...ITEM_SAMPLE,
+  changed_fields: ['stage', 'status'],
+  previous: { stage: 'Lead', status: 'Open' },
+});
 
 /** Dropdown of the company's pipelines (hidden trigger `pipeline_list`). */
 export function pipelineInputField(options: { required: boolean; helpText: string }): PlainInputField {

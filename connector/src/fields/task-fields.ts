@@ -3,7 +3,7 @@
  * and update, output fields, a realistic sample, and the mapping of Zapier input to a task write body.
  */
 import type { PlainInputField, PlainOutputField } from 'zapier-platform-core';
-import { TASK_PRIORITIES, TASK_TYPES, type Task } from '@stageline/shared';
+import { TASK_PRIORITIES, TASK_TYPES, TaskSchema, type Task } from '@stageline/shared';
 import { definedOnly, toBoolean, toChoice, toDateTime, toId, toInteger, toText } from './coerce';
 
 /** Human labels of the priorities (values from the contract's TASK_PRIORITIES). */
@@ -114,26 +114,34 @@ export function taskBodyFrom(inputData: Readonly<Record<string, unknown>>): Reco
   });
 }
 
+/** Label and type of every Task field; typed over the contract's Task, so a field added there must be labelled here. */
+const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'label' | 'type'> } = {
+  task_id: { label: 'Task ID', type: 'string' },
+  title: { label: 'Title', type: 'string' },
+  description: { label: 'Description', type: 'string' },
+  due_at: { label: 'Due At', type: 'datetime' },
+  priority: { label: 'Priority', type: 'string' },
+  is_completed: { label: 'Completed', type: 'boolean' },
+  task_type: { label: 'Task Type', type: 'string' },
+  assigned_to: { label: 'Assigned To', type: 'string' },
+  created_by: { label: 'Created By (API Key ID)', type: 'string' },
+  item_id: { label: 'Item ID', type: 'string' },
+  completed_at: { label: 'Completed At', type: 'datetime' },
+  notes: { label: 'Notes', type: 'string' },
+  duration_minutes: { label: 'Duration (Minutes)', type: 'integer' },
+  reminder_minutes: { label: 'Reminder (Minutes Before Due)', type: 'integer' },
+  created_at: { label: 'Created At', type: 'datetime' },
+  updated_at: { label: 'Updated At', type: 'datetime' },
+};
+
+/** The Task fields as output fields, in the order of the contract's TaskSchema (the order of the API's JSON). */
+export const TASK_FIELD_OUTPUT_FIELDS: PlainOutputField[] = (Object.keys(TaskSchema.shape) as (keyof Task)[]).map((key) => ({
+  key,
+  ...TASK_FIELD_LABELS[key],
+}));
+
 /** Output fields of task steps (Task plus Zapier's `id`). */
-export const TASK_OUTPUT_FIELDS: PlainOutputField[] = [
-  { key: 'id', label: 'ID (same as Task ID)', type: 'string' },
-  { key: 'task_id', label: 'Task ID', type: 'string' },
-  { key: 'title', label: 'Title', type: 'string' },
-  { key: 'description', label: 'Description', type: 'string' },
-  { key: 'due_at', label: 'Due At', type: 'datetime' },
-  { key: 'priority', label: 'Priority', type: 'string' },
-  { key: 'task_type', label: 'Task Type', type: 'string' },
-  { key: 'is_completed', label: 'Completed', type: 'boolean' },
-  { key: 'completed_at', label: 'Completed At', type: 'datetime' },
-  { key: 'assigned_to', label: 'Assigned To', type: 'string' },
-  { key: 'created_by', label: 'Created By (API Key ID)', type: 'string' },
-  { key: 'item_id', label: 'Item ID', type: 'string' },
-  { key: 'duration_minutes', label: 'Duration (Minutes)', type: 'integer' },
-  { key: 'reminder_minutes', label: 'Reminder (Minutes Before Due)', type: 'integer' },
-  { key: 'notes', label: 'Notes', type: 'string' },
-  { key: 'created_at', label: 'Created At', type: 'datetime' },
-  { key: 'updated_at', label: 'Updated At', type: 'datetime' },
-];
+export const TASK_OUTPUT_FIELDS: PlainOutputField[] = [{ key: 'id', label: 'ID (same as Task ID)', type: 'string' }, ...TASK_FIELD_OUTPUT_FIELDS];
 
 /** A Task with Zapier's `id` (= `task_id`). */
 export type ZapierTask = Task & { id: string };
@@ -141,6 +149,23 @@ export type ZapierTask = Task & { id: string };
 /** Adds `id` = `task_id`. */
 export function withTaskId(task: Task): ZapierTask {
   return { id: task.task_id, ...task };
+}
+
+/**
+ * Adds `id` = `${task_id}:${completed_at}` to a completed task. A task can be reopened and completed again; each
+ * completion has its own `completed_at`, so each gets its own id (and triggers once), while a redelivery of the same
+ * completion keeps its id.
+ */
+export function withCompletionId(task: Task): ZapierTask {
+  return { ...task, id: `${task.task_id}:${task.completed_at ?? ''}` };
+}
+
+/**
+ * A listed task as a completed one, for "Completed Task" samples: the sample endpoint's task is open, so it gets
+ * `is_completed` and a `completed_at` (its `updated_at`); tasks that are completed already stay as they are.
+ */
+export function asCompletedTask(task: Task): Task {
+  return task.is_completed && task.completed_at !== null ? task : { ...task, is_completed: true, completed_at: task.completed_at ?? task.updated_at };
 }
 
 /** A realistic task. */
@@ -163,3 +188,18 @@ export const TASK_SAMPLE: ZapierTask = {
   created_at: '2026-03-01T09:31:00.000Z',
   updated_at: '2026-03-01T09:31:00.000Z',
 };
+
+/** Output fields of "Completed Task": the task fields, with `id` being task ID and completion time. */
+export const COMPLETED_TASK_OUTPUT_FIELDS: PlainOutputField[] = [
+  { key: 'id', label: 'ID (Task ID:Completed At, one per completion)', type: 'string' },
+  ...TASK_FIELD_OUTPUT_FIELDS,
+];
+
+/** A realistic completed task: the sample task, done the day before it was due. */
+export const COMPLETED_TASK_SAMPLE: ZapierTask = withCompletionId({
+  ...TASK_SAMPLE,
+  is_completed: true,
+  completed_at: '2026-03-04T16:20:00.000Z',
+  notes: 'Ada wants the annual plan; proposal to follow.',
+  updated_at: '2026-03-04T16:20:00.000Z',
+});

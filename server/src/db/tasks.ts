@@ -4,6 +4,7 @@
  */
 import type { Prisma, PrismaClient, Task } from "../generated/prisma/client";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
+import type { TaskRecord } from "../services/task-format";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -19,25 +20,8 @@ export interface TaskFilters {
   dueAfter?: Date;
 }
 
-/** The columns a create writes; the rest take their defaults. */
-export interface TaskInsert {
-  companyId: string;
-  title: string;
-  description: string | null;
-  dueAt: Date;
-  priority: string;
-  taskType: string;
-  assignedTo: string;
-  createdBy: string;
-  itemId: string | null;
-  isCompleted: boolean;
-  completedAt: Date | null;
-  notes: string | null;
-  durationMinutes: number | null;
-  reminderMinutes: number | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The columns a create writes: every column of the Task format's record, plus the owning company. */
+export type TaskInsert = Omit<TaskRecord, "id"> & { companyId: string };
 
 /** The columns an update may change. */
 export type TaskChanges = Partial<Omit<TaskInsert, "companyId" | "createdBy" | "createdAt">>;

@@ -6,6 +6,7 @@
  */
 import type { EventName } from "@stageline/shared";
 import type { Prisma } from "../generated/prisma/client";
+import { fanOutEvent, insertEvent } from "../db/outbox";
 
 export interface OutboxEvent {
   companyId: string;
@@ -21,23 +22,12 @@ export interface OutboxEvent {
  * @returns the event id and how many deliveries were queued.
  */
 export async function recordEvent(tx: Prisma.TransactionClient, event: OutboxEvent): Promise<{ eventId: string; deliveries: number }> {
-  const row = await tx.webhookEvent.create({
-    data: {
-      companyId: event.companyId,
-      type: event.type,
-      resourceId: event.resourceId,
-      payload: event.payload as Prisma.InputJsonValue,
-    },
-    select: { id: true, seq: true },
+  const row = await insertEvent(tx, {
+    companyId: event.companyId,
+    type: event.type,
+    resourceId: event.resourceId,
+    payload: event.payload as Prisma.InputJsonValue,
   });
-  const subscriptions = await tx.webhookSubscription.findMany({
-    where: { companyId: event.companyId, event: event.type, disabledAt: null },
-    select: { id: true },
-  });
-  if (subscriptions.length) {
-    await tx.webhookDelivery.createMany({
-      data: subscriptions.map((s) => ({ eventId: row.id, subscriptionId: s.id, seq: row.seq })),
-    });
-  }
-  return { eventId: row.id, deliveries: subscriptions.length };
+  const deliveries = await fanOutEvent(tx, { id: row.id, seq: row.seq, companyId: event.companyId, type: event.type });
+  return { eventId: row.id, deliveries };
 }

@@ -1,0 +1,47 @@
+/**
+ * Trigger `item_updated` ("Updated Item"): a REST hook on the `item.updated` event (spec "Events"; CONTRACT "Events
+ * and deliveries"; plumbing in rest-hook.ts). Stageline sends it for every real change of an item (a request that
+ * changes nothing sends none); the body is the item after the change plus `changed_fields` (the names of the fields
+ * that changed: `name`, `stage`, `status`, `contact_id`, `source` or a custom field key) and `previous`
+ * (`{stage, status}` names before the change).
+ *
+ * Output `id` = `${item_id}:${version}`: Zapier de-duplicates trigger results on `id`, so an id that stayed the
+ * item id would trigger only for the first update of each item. Every change increments `version`, so each update
+ * triggers once, and a redelivery of the same update (delivery is at least once) is dropped as a duplicate.
+ */
+import { defineTrigger } from 'zapier-platform-core';
+import type { EventName } from '@stageline/shared';
+import { ITEM_CHANGE_OUTPUT_FIELDS, ITEM_CHANGE_SAMPLE, asItemChange, customOutputFields, withChangeId } from '../fields/item-fields';
+import { restHookOperations } from './rest-hook';
+
+/** The event this trigger subscribes to. */
+export const ITEM_UPDATED_EVENT = 'item.updated' satisfies EventName;
+
+/**
+ * The hook functions: subscribe/unsubscribe `item.updated`; `perform` maps a delivered change to
+ * `{id: "<item_id>:<version>", ...}`; `performList` shows the newest items (GET /v1/ext/items?limit=3) as changes
+ * with the same id rule (empty `changed_fields`, `previous` = current stage and status), else the sample item.
+ */
+export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_UPDATED_EVENT, {
+  toOutput: withChangeId,
+  asPayload: asItemChange,
+});
+
+export default defineTrigger({
+  key: 'item_updated',
+  noun: 'Item',
+  display: {
+    label: 'Updated Item',
+    description:
+      'Triggers when an item is changed in Stageline: renamed, moved to another stage or status, or a custom field edited (instantly, through a REST hook). Each change triggers once; Changed Fields lists what changed and Previous Stage/Status what it was before.',
+  },
+  operation: {
+    type: 'hook',
+    performSubscribe,
+    performUnsubscribe,
+    perform,
+    performList,
+    sample: ITEM_CHANGE_SAMPLE,
+    outputFields: [...ITEM_CHANGE_OUTPUT_FIELDS, customOutputFields],
+  },
+});

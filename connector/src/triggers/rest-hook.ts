@@ -1,0 +1,126 @@
+/**
+ * The REST-hook plumbing every instant trigger shares (spec "REST hooks" and "Events"; CONTRACT "Events and
+ * deliveries"): subscribe the Zap's URL to one event, unsubscribe it, turn a delivery into Zap runs, and load
+ * samples for the Zap editor. Each trigger only says how a payload becomes its output (`toOutput`, which sets the
+ * `id` Zapier de-duplicates on) and which payloads its input fields let through (`filter`).
+ *
+ * Flow: turning a Zap on calls `performSubscribe` (POST /v1/ext/webhooks `{target_url, event}`); Zapier keeps the
+ * 201 subscription as `bundle.subscribeData`. Each delivery's body (the resource, CONTRACT "Events and deliveries")
+ * arrives as `bundle.cleanedRequest` in `perform`. Turning the Zap off calls `performUnsubscribe`
+ * (DELETE /v1/ext/webhooks/{subscribeData.id}).
+ */
+import type { Bundle, ZObject } from 'zapier-platform-core';
+import {
+  EVENT_RESOURCES,
+  WebhookSubscribeSchema,
+  type EventName,
+  type EventPayload,
+  type Item,
+  type SampleResource,
+  type Task,
+  type WebhookSubscriptionCreated,
+} from '@stageline/shared';
+import { apiPath, callApi, getJson, sendJson, type ApiCall } from '../client';
+import { checkedBody, invalidInput, toId } from '../fields/coerce';
+import { throwForProblem } from '../middleware';
+
+/** How many recent resources `performList` loads as samples for the Zap editor. */
+export const SAMPLE_COUNT = 3;
+
+/** The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events. */
+export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : Task;
+
+/** The step's input values, as the operations see them. */
+export type InputData = Readonly<Record<string, unknown>>;
+
+/** What a trigger tells `restHookOperations`. */
+export type RestHookOptions<E extends EventName, O> = {
+  /** A delivered (or sample) payload as one Zapier result, with the `id` Zapier de-duplicates on. */
+  toOutput: (payload: EventPayload<E>) => O;
+  /** Whether the step's input fields (e.g. a chosen pipeline) let this payload trigger; all pass when absent. */
+  filter?: (payload: EventPayload<E>, inputData: InputData) => boolean;
+  /** Extra query parameters of the recent-resources list behind `performList` (e.g. the chosen pipeline). */
+  listParams?: (inputData: InputData) => ApiCall['params'];
+} & SampleAdapter<E>;
+
+/**
+ * How a listed resource (GET /items, GET /tasks, or the sample endpoint) becomes a payload of the event, for samples.
+ * Required when the event's payload carries more than the resource (item.updated and item.stage_changed add
+ * `changed_fields` and `previous`); otherwise optional and the resource is used as it is.
+ */
+type SampleAdapter<E extends EventName> =
+  ResourceOf<E> extends EventPayload<E>
+    ? { asPayload?: (resource: ResourceOf<E>) => EventPayload<E> }
+    : { asPayload: (resource: ResourceOf<E>) => EventPayload<E> };
+
+/** The four hook functions of a trigger's `operation`. */
+export interface RestHookOperations<O> {
+  performSubscribe(z: ZObject, bundle: Bundle): Promise<WebhookSubscriptionCreated>;
+  performUnsubscribe(z: ZObject, bundle: Bundle): Promise<{ id: string; removed: boolean }>;
+  perform(z: ZObject, bundle: Bundle): Promise<O[]>;
+  performList(z: ZObject, bundle: Bundle): Promise<O[]>;
+}
+
+/** The id field that marks a delivery body as a resource of `resource` (anything else posted to the URL is ignored). */
+const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id'> = { items: 'item_id', tasks: 'task_id' };
+
+/**
+ * The hook functions of a trigger on `event`:
+ * - `performSubscribe`: POST /v1/ext/webhooks `{target_url: bundle.targetUrl, event}`; the 201 subscription (with
+ *   `id` and `secret`) becomes `subscribeData`.
+ * - `performUnsubscribe`: DELETE /v1/ext/webhooks/{subscribeData.id} (204). A 404 means the subscription is already
+ *   gone (deleted in Stageline, or removed after its target answered 410), which is what unsubscribing wants.
+ * - `perform`: the delivery body (one resource, or an array of them) through `filter` and `toOutput`; bodies that
+ *   are not the event's resource are ignored.
+ * - `performList`: the newest resources (GET /v1/ext/items or /tasks, `limit` SAMPLE_COUNT plus `listParams`),
+ *   made payloads with `asPayload`, through `filter` and `toOutput`; when there are none, or the key may manage hooks
+ *   but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one
+ *   object built from the real blueprint) instead, unfiltered so the editor always has a sample.
+ */
+export function restHookOperations<E extends EventName, O>(event: E, options: RestHookOptions<E, O>): RestHookOperations<O> {
+  const resource: SampleResource = EVENT_RESOURCES[event];
+  const idField = ID_FIELD[resource];
+  const asPayload = (options.asPayload ?? ((r: ResourceOf<E>) => r as unknown as EventPayload<E>)) as (r: ResourceOf<E>) => EventPayload<E>;
+  const passes = (payload: EventPayload<E>, inputData: InputData) => options.filter?.(payload, inputData) ?? true;
+  const isPayload = (value: unknown): value is EventPayload<E> =>
+    value !== null && typeof value === 'object' && typeof (value as Record<string, unknown>)[idField] === 'string';
+
+  return {
+    async performSubscribe(z, bundle) {
+      const body = checkedBody(WebhookSubscribeSchema, { target_url: bundle.targetUrl, event }, 'subscription');
+      return sendJson<WebhookSubscriptionCreated>(z, 'POST', apiPath('webhooks'), body);
+    },
+
+    async performUnsubscribe(z, bundle) {
+      const id = toId(bundle.subscribeData?.id, 'Subscription ID');
+      if (id === undefined) throw invalidInput('This Zap has no Stageline subscription to remove (subscribeData.id is missing).');
+      const response = await callApi(z, { method: 'DELETE', url: apiPath('webhooks', id), skipThrowForStatus: true });
+      if (response.status === 404) return { id, removed: false };
+      if (response.status >= 400) throwForProblem(z, response);
+      return { id, removed: true };
+    },
+
+    async perform(_z, bundle) {
+      const body: unknown = bundle.cleanedRequest;
+      const inputData = bundle.inputData ?? {};
+      const received = (Array.isArray(body) ? body : [body]).filter(isPayload);
+      return received.filter((payload) => passes(payload, inputData)).map(options.toOutput);
+    },
+
+    async performList(z, bundle) {
+      const inputData = bundle.inputData ?? {};
+      const response = await callApi<ResourceOf<E>[]>(z, {
+        url: apiPath(resource),
+        params: { limit: SAMPLE_COUNT, ...options.listParams?.(inputData) },
+        skipThrowForStatus: true,
+      });
+      if (response.status >= 400 && response.status !== 403) throwForProblem(z, response);
+      if (response.status < 400 && Array.isArray(response.data)) {
+        const recent = response.data.map(asPayload).filter((payload) => passes(payload, inputData));
+        if (recent.length > 0) return recent.map(options.toOutput);
+      }
+      const sample = await getJson<ResourceOf<E>>(z, apiPath('webhooks', 'sample', resource));
+      return [options.toOutput(asPayload(sample))];
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Trigger `task_completed` ("Completed Task"): a REST hook on the `task.completed` event (spec "Events"; CONTRACT
+ * "Events and deliveries" and "Tasks"; plumbing in rest-hook.ts). Stageline sends it when a task is created
+ * completed or an update sets `is_completed` to true; the body is the task in the Task format, with `completed_at`.
+ *
+ * Output `id` = `${task_id}:${completed_at}`: a task can be reopened and completed again, and Zapier de-duplicates on
+ * `id`, so each completion needs its own id; a redelivery of the same completion keeps it and is dropped.
+ */
+import { defineTrigger } from 'zapier-platform-core';
+import type { EventName } from '@stageline/shared';
+import { COMPLETED_TASK_OUTPUT_FIELDS, COMPLETED_TASK_SAMPLE, asCompletedTask, withCompletionId } from '../fields/task-fields';
+import { restHookOperations } from './rest-hook';
+
+/** The event this trigger subscribes to. */
+export const TASK_COMPLETED_EVENT = 'task.completed' satisfies EventName;
+
+/**
+ * The hook functions: subscribe/unsubscribe `task.completed`; `perform` maps a delivered task to
+ * `{id: "<task_id>:<completed_at>", ...}`; `performList` loads the newest completed tasks
+ * (GET /v1/ext/tasks?limit=3&is_completed=true), else the sample task shown as completed.
+ */
+export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(TASK_COMPLETED_EVENT, {
+  toOutput: withCompletionId,
+  asPayload: asCompletedTask,
+  listParams: () => ({ is_completed: true }),
+});
+
+export default defineTrigger({
+  key: 'task_completed',
+  noun: 'Task',
+  display: {
+    label: 'Completed Task',
+    description:
+      'Triggers when a task is marked completed in Stageline (instantly, through a REST hook). A task that is reopened and completed again triggers again.',
+  },
+  operation: {
+    type: 'hook',
+    performSubscribe,
+    performUnsubscribe,
+    perform,
+    performList,
+    sample: COMPLETED_TASK_SAMPLE,
+    outputFields: COMPLETED_TASK_OUTPUT_FIELDS,
+  },
+});
