@@ -1,6 +1,7 @@
 /**
  * `npm run bench` (issue #4): a reproducible benchmark of the Stageline server that prints a table and writes it to
- * bench/results/latest.md (or quick.md with --quick), with the command line, machine, versions and every figure.
+ * bench/results/latest.md (quick.md with --quick, custom.md for customised runs), with the command line, machine,
+ * versions and every figure.
  *
  * It starts the built server (`node server/dist/main.js`) on a fresh database, pinned to core 0, and drives it from
  * this process (pinned to core 1) with autocannon. Ratios are measured inside one run, server and bare baseline in
@@ -11,7 +12,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { parseOptions, USAGE, type BenchOptions } from "./lib/options";
+import { isDefaultFullRun, parseOptions, USAGE, type BenchOptions } from "./lib/options";
 import { BenchPass, SERVER_CORE } from "./lib/pass";
 import { commandLine, packageVersion, renderReport, verdict, writeReport, type PassReport } from "./lib/report";
 import { hasTaskset, pinSelf, REPO_ROOT } from "./lib/server-process";
@@ -80,7 +81,8 @@ async function main(): Promise<number> {
   const node = `Node binary: ${path.relative(REPO_ROOT, process.execPath).startsWith("node_modules") ? `${path.relative(REPO_ROOT, process.execPath)} (the \`node\` package npm scripts put first on PATH)` : process.execPath}`;
   const info = { commandLine: commandLine(), startedAt, finishedAt: new Date(), quick: o.quick, settings: [...settings(o, pinned), machineLoad, node], versions };
   const markdown = renderReport(info, passes, METHOD);
-  const file = writeReport(path.join(REPO_ROOT, "bench/results"), o.quick, markdown, { info, options: { ...o, phases: [...o.phases] }, passes });
+  const kind = o.quick ? "quick" : isDefaultFullRun(o) ? "latest" : "custom";
+  const file = writeReport(path.join(REPO_ROOT, "bench/results"), kind, markdown, { info, options: { ...o, phases: [...o.phases] }, passes });
   log(`\n${markdown}`);
   log(`Written to ${path.relative(process.cwd(), file)}`);
 

@@ -1,8 +1,9 @@
 /**
  * The results report (issue #4): one markdown document with the command line, the machine, the versions and every
  * figure, each against its target. The same text is printed to the terminal and written to
- * `bench/results/latest.md` (a full run; the previous one is kept as `previous.md`) or `bench/results/quick.md`
- * (`--quick`, so CI never overwrites the committed full results), with the raw numbers beside it as JSON.
+ * `bench/results/latest.md` (a full default run; the previous one is kept as `previous.md`), `quick.md`
+ * (`--quick`, so CI never overwrites the committed full results) or `custom.md` (any customised run), with the raw
+ * numbers beside it as JSON.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -144,21 +145,24 @@ export function renderReport(info: RunInfo, passes: PassReport[], method: string
   return lines.join("\n");
 }
 
+/** Which results file a run writes: a full default run, a quick run, or anything customised. */
+export type ReportKind = "latest" | "quick" | "custom";
+
 /**
- * Writes the report: `quick.md` in quick mode; otherwise `latest.md`, moving an existing one to `previous.md`.
- * Also writes the raw data as JSON beside it (ignored by git).
+ * Writes the report: `latest.md` for a full run with default settings (an existing one moves to `previous.md`),
+ * `quick.md` for `--quick`, and `custom.md` for any other run (`--only`, other sizes or durations, profiling), so
+ * ad-hoc runs never replace the committed full results. The raw data goes beside it as JSON (ignored by git).
  * @returns the markdown path.
  */
-export function writeReport(resultsDir: string, quick: boolean, markdown: string, raw: unknown): string {
+export function writeReport(resultsDir: string, kind: ReportKind, markdown: string, raw: unknown): string {
   fs.mkdirSync(resultsDir, { recursive: true });
-  const name = quick ? "quick" : "latest";
-  const file = path.join(resultsDir, `${name}.md`);
-  if (!quick && fs.existsSync(file)) {
+  const file = path.join(resultsDir, `${kind}.md`);
+  if (kind === "latest" && fs.existsSync(file)) {
     fs.renameSync(file, path.join(resultsDir, "previous.md"));
     const json = path.join(resultsDir, "latest.json");
     if (fs.existsSync(json)) fs.renameSync(json, path.join(resultsDir, "previous.json"));
   }
   fs.writeFileSync(file, markdown);
-  fs.writeFileSync(path.join(resultsDir, `${name}.json`), JSON.stringify(raw, null, 2));
+  fs.writeFileSync(path.join(resultsDir, `${kind}.json`), JSON.stringify(raw, null, 2));
   return file;
 }

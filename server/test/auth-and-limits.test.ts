@@ -37,6 +37,23 @@ describe("authentication and rate limiting", () => {
     expect(res.body.code).toBe("subscription_inactive");
   });
 
+  it("answers a body over 1 MiB with 413 payload_too_large and writes nothing", async () => {
+    const { key } = await t.newKey();
+    const big = { name: "x", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { notes: "a".repeat(1024 * 1024) } };
+    const res = await t.request("POST", "/v1/ext/items", big, key);
+    expect(res.status).toBe(413);
+    expect(res.headers.get("content-type")).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 413, code: "payload_too_large" });
+    expect(await t.server.ctx.prisma.item.count({ where: { companyId: t.companyId } })).toBe(0);
+  });
+
+  it("counts requests without a valid key per client and still sends RateLimit headers", async () => {
+    const res = await t.request("GET", "/v1/ext/pipelines", undefined, "sl_wrong_key");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("ratelimit-limit")).toBe("60");
+    expect(res.headers.get("ratelimit-remaining")).not.toBeNull();
+  });
+
   it("answers an unknown path with a 404 problem", async () => {
     const res = await t.request("GET", "/v1/ext/nothing-here");
     expect(res.status).toBe(404);

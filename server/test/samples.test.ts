@@ -75,7 +75,7 @@ describe("sample payloads", () => {
         status: "Fresh",
         version: 1,
         source: "api",
-        contact_id: null,
+        contact_id: "sample_contact",
       });
     });
 

@@ -98,12 +98,16 @@ describe("a server process killed with SIGKILL in the middle of webhook deliveri
   let cutOff: ReceivedRequest;
   /** How many requests the subscribers had received when the process died. */
   let requestsBeforeKill: number;
+  /** Each subscription's delivery log (GET .../deliveries) once every delivery succeeded. */
+  const deliveryLogs = new Map<string, DeliveryLogEntry[]>();
 
+  let first: ServerProcess | null = null;
+  let armed = false;
+  let crashing: Promise<void> | null = null;
+
+  // Two hooks, each with its own time budget: the first start (a fresh database) and the items, then the crash.
   beforeAll(async () => {
     store = createServerStore();
-    let armed = false;
-    let crashing: Promise<void> | null = null;
-    let first: ServerProcess | null = null;
     rx = await startReceiver({
       responder: (r) => {
         // Once every item exists and a few deliveries got through, kill the server the moment the next one arrives:
@@ -135,6 +139,10 @@ describe("a server process killed with SIGKILL in the middle of webhook deliveri
       });
       created.push(item.item_id);
     }
+  }, 60_000);
+
+  beforeAll(async () => {
+    if (!first) throw new Error("the first server process did not start");
     armed = true;
     await eventually(() => crashing !== null, () => `a delivery in flight to kill the server on (${rx.requests.length} requests so far)`);
     await crashing;
@@ -142,8 +150,20 @@ describe("a server process killed with SIGKILL in the middle of webhook deliveri
 
     restarted = await startServerProcess(store, DISPATCH_ENV);
     call = api(restarted, apiKey);
-    const done = () => PATHS.every((p) => new Set(received(rx.requests.filter((r) => r.path === p)).map((x) => x.webhookId)).size === ITEMS);
-    await eventually(done, () => `every event at both subscribers (${rx.requests.length} requests so far)`, 40_000);
+    const arrived = () => PATHS.every((p) => new Set(received(rx.requests.filter((r) => r.path === p)).map((x) => x.webhookId)).size === ITEMS);
+    await eventually(arrived, () => `every event at both subscribers (${rx.requests.length} requests so far)`, 40_000);
+    // Settled: every delivery is recorded as succeeded (the one the kill cut off only after a new attempt).
+    for (const sub of subscriptions) {
+      let log: DeliveryLogEntry[] = [];
+      await eventually(
+        async () => {
+          log = await call("GET", `/v1/ext/webhooks/${sub.id}/deliveries?limit=100`);
+          return log.length === ITEMS && log.every((d) => d.state === "succeeded");
+        },
+        () => `every delivery of ${sub.path} recorded as succeeded (${JSON.stringify(log.map((d) => d.state))})`,
+      );
+      deliveryLogs.set(sub.id, log);
+    }
   }, 60_000);
 
   afterAll(async () => {
@@ -157,23 +177,13 @@ describe("a server process killed with SIGKILL in the middle of webhook deliveri
     expect(items.map((i) => i.item_id).sort()).toEqual([...created].sort());
   });
 
-  it("delivers every event to every subscriber after the restart: the webhook-ids received are exactly the events queued", async () => {
+  it("delivers every event to every subscriber after the restart: the webhook-ids received are exactly the events queued", () => {
     for (const sub of subscriptions) {
-      const requests = rx.requests.filter((r) => r.path === sub.path);
-      const byWebhookId = itemsByWebhookId(requests);
+      const byWebhookId = itemsByWebhookId(rx.requests.filter((r) => r.path === sub.path));
       expect([...byWebhookId.values()].sort()).toEqual([...created].sort());
       expect(byWebhookId.size).toBe(ITEMS);
-
-      // The delivery log lists one delivery per event, each succeeded, and its event ids are the webhook-ids seen.
-      let log: DeliveryLogEntry[] = [];
-      await eventually(
-        async () => {
-          log = await call("GET", `/v1/ext/webhooks/${sub.id}/deliveries?limit=100`);
-          return log.length === ITEMS && log.every((d) => d.state === "succeeded");
-        },
-        () => `every delivery of ${sub.path} recorded as succeeded (${JSON.stringify(log.map((d) => d.state))})`,
-      );
-      expect(log.map((d) => d.event_id).sort()).toEqual([...byWebhookId.keys()].sort());
+      // The delivery log has one succeeded delivery per event, and its event ids are the webhook-ids received.
+      expect(deliveryLogs.get(sub.id)!.map((d) => d.event_id).sort()).toEqual([...byWebhookId.keys()].sort());
     }
   });
 
@@ -224,8 +234,12 @@ if (onPostgres) {
       a = await startServerProcess(store, ENV);
       if (!a.demoApiKey) throw new Error(`the first start did not seed the demo company:\n${a.output()}`);
       b = await startServerProcess(store, ENV);
-      callA = api(a, a.demoApiKey);
-      const callB = api(b, a.demoApiKey);
+    }, 60_000);
+
+    beforeAll(async () => {
+      const apiKey = a.demoApiKey!;
+      callA = api(a, apiKey);
+      const callB = api(b, apiKey);
       for (const path of PATHS) {
         const sub = await callA("POST", "/v1/ext/webhooks", { target_url: rx.url + path, event: "item.created" });
         subscriptions.push({ id: sub.id, path });
@@ -273,8 +287,14 @@ if (onPostgres) {
     });
 
     it("shares the work between both processes, and attempts no delivery twice", async () => {
+      // Each process logs "webhook delivered" (debug) with the delivery id right after recording the success.
       const deliveredBy = (p: ServerProcess) =>
         p.logs().filter((l) => l.msg === "webhook delivered").map((l) => String(l.deliveryId));
+      await eventually(
+        () => deliveredBy(a).length + deliveredBy(b).length >= ITEMS * PATHS.length,
+        () => `${ITEMS * PATHS.length} "webhook delivered" log lines (${deliveredBy(a).length} + ${deliveredBy(b).length})`,
+        10_000,
+      );
       const byA = deliveredBy(a);
       const byB = deliveredBy(b);
       expect(byA.length).toBeGreaterThan(0);

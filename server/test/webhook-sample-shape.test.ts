@@ -91,10 +91,7 @@ describe("sample payloads against live webhook deliveries", () => {
       stages.push(stage);
     }
 
-    // Every field set except the two links: the item sample has no contact (`contact_id: null`, pinned by
-    // samples.test.ts) and the task sample no item (`item_id: null`), and under the rule of shapeDifferences a set
-    // live link would not match those nulls (the samples hide the links' type). Until the samples show example ids
-    // there, the live payloads here leave the links unset too.
+    // Every field set, the links included: the samples show example ids for contact_id and item_id.
     for (const event of ["item.created", "item.updated", "task.created"]) {
       await request("POST", "/v1/ext/webhooks", { target_url: `${rx.url}/${event}`, event });
     }
@@ -103,6 +100,7 @@ describe("sample payloads against live webhook deliveries", () => {
       pipeline_id: pipeline.id,
       stage_id: stages[0].id,
       source: "zapier",
+      contact_id: "contact_42",
       metadata: Object.fromEntries(EVERY_TYPE.map((f) => [f.key, LIVE_VALUES[f.type]])),
     });
     await request("PATCH", `/v1/ext/items/${item.item_id}`, { stage_id: stages[1].id, name: "Ada's big deal", version: item.version });
@@ -110,6 +108,7 @@ describe("sample payloads against live webhook deliveries", () => {
       title: "Send Ada the contract",
       due_at: "2026-05-04T09:00:00Z",
       assigned_to: "user-ada",
+      item_id: item.item_id,
       description: "Contract with the negotiated terms",
       priority: "high",
       task_type: "email",

@@ -1,17 +1,67 @@
 /** Data access for API keys (table `api_keys`). */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { queryOne } from "./sql";
 
 /** A client or an interactive transaction. */
 type Db = PrismaClient | Prisma.TransactionClient;
 
-export type KeyWithCompany = NonNullable<Awaited<ReturnType<typeof findKeyByHash>>>;
+/** An API key row with the fields of its company that authentication needs. */
+export interface KeyWithCompany {
+  id: string;
+  companyId: string;
+  name: string;
+  prefix: string;
+  keyHash: string;
+  scopes: string[];
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+  company: { id: string; name: string; subscriptionActive: boolean };
+}
 
-/** The key whose SHA-256 hash is `keyHash`, with its company; null when unknown. */
-export function findKeyByHash(prisma: PrismaClient, keyHash: string) {
-  return prisma.apiKey.findUnique({
-    where: { keyHash },
-    include: { company: { select: { id: true, name: true, subscriptionActive: true } } },
-  });
+interface KeyWithCompanyRow {
+  id: string;
+  company_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+  company_name: string;
+  subscription_active: boolean;
+}
+
+/**
+ * The key whose SHA-256 hash is `keyHash`, with its company; null when unknown. Runs on every API request, so it is
+ * one raw statement (db/sql.ts) on the unique `key_hash` index joined to `companies`, not a Prisma include.
+ */
+export async function findKeyByHash(prisma: PrismaClient, keyHash: string): Promise<KeyWithCompany | null> {
+  const row = await queryOne<KeyWithCompanyRow>(
+    prisma,
+    `SELECT k.id, k.company_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+       k.created_at, c.name AS company_name, c.subscription_active
+     FROM api_keys k JOIN companies c ON c.id = k.company_id
+     WHERE k.key_hash = $1`,
+    [keyHash],
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    name: row.name,
+    prefix: row.prefix,
+    keyHash: row.key_hash,
+    scopes: row.scopes,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+    createdAt: row.created_at,
+    company: { id: row.company_id, name: row.company_name, subscriptionActive: row.subscription_active },
+  };
 }
 
 /** Stores a new key. `keyHash` is the SHA-256 hex of the full secret; the secret itself is never stored. */

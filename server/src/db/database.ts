@@ -1,15 +1,19 @@
 /**
  * Opens the database: the embedded PGlite default, or PostgreSQL when a `postgresql://` URL is given.
- * Both are reached through one Prisma client (driver adapters), so every query in `db/` runs on either.
+ * Both are reached through one Prisma client (driver adapters), so every query in `db/` runs on either; the hot
+ * paths use `sql` (db/sql.ts), raw parameterized statements on the same PGlite instance or pg pool.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "../generated/prisma/client";
+import { registerSqlRunner, type SqlRunner } from "./sql";
 
 export type DatabaseKind = "pglite" | "postgres";
 
 export interface Database {
   prisma: PrismaClient;
+  /** Raw parameterized SQL on the same database, bypassing Prisma (hot paths; see db/sql.ts). */
+  sql: SqlRunner;
   kind: DatabaseKind;
   /** Runs a multi-statement SQL script as one query (migrations; `$$` bodies stay intact). */
   executeScript(sql: string): Promise<void>;
@@ -45,9 +49,15 @@ async function openPglite(dataDir: string): Promise<Database> {
   const pglite = dir ? new PGlite(dir) : new PGlite();
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.
+  const sql: SqlRunner = {
+    query: async <T>(text: string, params: readonly unknown[] = []) => (await pglite.query<T>(text, params as unknown[])).rows,
+  };
+  registerSqlRunner(prisma, sql);
   let closed = false;
   return {
     prisma,
+    sql,
     kind: "pglite",
     schema: "public",
     executeScript: async (sql) => {
@@ -77,9 +87,15 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   pool.on("error", () => undefined); // idle-client errors surface on the next query instead of crashing
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
+  const sql: SqlRunner = {
+    query: async <T>(text: string, params: readonly unknown[] = []) =>
+      (await pool.query(text, params as unknown[])).rows as T[],
+  };
+  registerSqlRunner(prisma, sql);
   let closed = false;
   return {
     prisma,
+    sql,
     kind: "postgres",
     schema,
     pgPool: pool,

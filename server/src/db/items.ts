@@ -2,14 +2,85 @@
  * Data access for items (table `items`). Every read is scoped to a company, so another tenant's item reads as
  * unknown (CONTRACT "Errors", 404). Rows come back in the `ItemRecord` shape `toItemResponse` formats.
  */
-import { Prisma } from "../generated/prisma/client";
-import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
+import type { KeysetPosition } from "../http/keyset-cursor";
 import { ITEM_INCLUDE, type ItemRecord } from "../services/item-format";
-import type { Db } from "./pipelines";
+import { findPipelineStructure, type Db } from "./pipelines";
+import { query } from "./sql";
 
-/** The company's item `itemId` with its pipeline, stage and status names, or null when unknown or another company's. */
+/**
+ * The company's item `itemId` with its pipeline, stage and status names, or null when unknown or another company's.
+ * Prisma version for use inside an interactive transaction; outside one, `readItem` is the fast path.
+ */
 export function findItem(db: Db, companyId: string, itemId: string): Promise<ItemRecord | null> {
   return db.item.findFirst({ where: { id: itemId, companyId }, include: ITEM_INCLUDE });
+}
+
+/** An item row joined to its pipeline, stage and status names (the raw-SQL reads below). */
+interface ItemJoinRow {
+  id: string;
+  company_id: string;
+  pipeline_id: string;
+  stage_id: string;
+  status_id: string;
+  short_id: string;
+  name: string;
+  contact_id: string | null;
+  source: string;
+  metadata: unknown;
+  version: number;
+  /** Milliseconds since the epoch (float8): cheaper to turn into a Date than parsing timestamp text. */
+  created_ms: number;
+  updated_ms: number;
+  pipeline_name: string;
+  stage_name: string;
+  status_name: string;
+}
+
+const ITEM_JOIN_SELECT = `SELECT i.id, i.company_id, i.pipeline_id, i.stage_id, i.status_id, i.short_id, i.name, i.contact_id,
+    i.source, i.metadata, i.version,
+    (extract(epoch FROM i.created_at) * 1000)::float8 AS created_ms, (extract(epoch FROM i.updated_at) * 1000)::float8 AS updated_ms,
+    p.name AS pipeline_name, st.name AS stage_name, su.name AS status_name
+  FROM items i
+  JOIN pipelines p ON p.id = i.pipeline_id
+  JOIN stages st ON st.id = i.stage_id
+  JOIN statuses su ON su.id = i.status_id`;
+
+/**
+ * Turns joined rows into `ItemRecord`s. The blueprint comes from the pipeline-structure cache (one object per
+ * pipeline, so `readBlueprint` parses it once), not from every row.
+ */
+async function toItemRecords(prisma: PrismaClient, rows: ItemJoinRow[]): Promise<ItemRecord[]> {
+  const blueprints = new Map<string, unknown>();
+  for (const row of rows) {
+    if (blueprints.has(row.pipeline_id)) continue;
+    const structure = await findPipelineStructure(prisma, row.company_id, row.pipeline_id);
+    blueprints.set(row.pipeline_id, structure?.blueprint ?? {});
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    shortId: row.short_id,
+    name: row.name,
+    contactId: row.contact_id,
+    source: row.source,
+    metadata: row.metadata,
+    version: Number(row.version),
+    createdAt: new Date(Number(row.created_ms)),
+    updatedAt: new Date(Number(row.updated_ms)),
+    pipeline: { id: row.pipeline_id, name: row.pipeline_name, blueprint: blueprints.get(row.pipeline_id) },
+    stage: { id: row.stage_id, name: row.stage_name },
+    status: { id: row.status_id, name: row.status_name },
+  }));
+}
+
+/**
+ * The company's item `itemId` with its pipeline, stage and status names (one raw SELECT with JOINs, db/sql.ts),
+ * or null when unknown or another company's.
+ */
+export async function readItem(prisma: PrismaClient, companyId: string, itemId: string): Promise<ItemRecord | null> {
+  const rows = await query<ItemJoinRow>(prisma, `${ITEM_JOIN_SELECT} WHERE i.id = $1 AND i.company_id = $2`, [itemId, companyId]);
+  const [record] = await toItemRecords(prisma, rows);
+  return record ?? null;
 }
 
 /** The company's items with these ids (any order; unknown ids are skipped). */
@@ -44,22 +115,35 @@ export interface ItemListFilter {
 }
 
 /**
- * One page of the company's items, newest first (`created_at` desc, id desc). The page position is a keyset
- * condition on (created_at, id); the extra `created_at <= cursor` bound lets PostgreSQL start the index range scan
- * on (company_id, created_at desc, id desc) at the cursor, so a page costs the same at any depth.
+ * One page of the company's items, newest first (`created_at` desc, id desc), in one raw SELECT joined to the
+ * pipeline, stage and status names (db/sql.ts). The page position is a keyset condition on (created_at, id); the
+ * extra `created_at <= cursor` bound lets PostgreSQL start the index range scan on
+ * (company_id, created_at desc, id desc) at the cursor, so a page costs the same at any depth. Every value is a
+ * bound parameter.
  */
-export function listItems(db: Db, filter: ItemListFilter): Promise<ItemRecord[]> {
-  const where: Prisma.ItemWhereInput = {
-    companyId: filter.companyId,
-    AND: [
-      filter.pipelineId !== undefined ? { pipelineId: filter.pipelineId } : {},
-      filter.stageId !== undefined ? { stageId: filter.stageId } : {},
-      filter.statusId !== undefined ? { statusId: filter.statusId } : {},
-      filter.createdAfter !== undefined ? { createdAt: { gt: filter.createdAfter } } : {},
-      keysetWhere(filter.after),
-    ],
+export async function listItems(prisma: PrismaClient, filter: ItemListFilter): Promise<ItemRecord[]> {
+  const params: unknown[] = [filter.companyId];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
   };
-  return db.item.findMany({ where, orderBy: KEYSET_ORDER, take: filter.take, include: ITEM_INCLUDE });
+  const where = ["i.company_id = $1"];
+  if (filter.pipelineId !== undefined) where.push(`i.pipeline_id = ${param(filter.pipelineId)}`);
+  if (filter.stageId !== undefined) where.push(`i.stage_id = ${param(filter.stageId)}`);
+  if (filter.statusId !== undefined) where.push(`i.status_id = ${param(filter.statusId)}`);
+  if (filter.createdAfter !== undefined) where.push(`i.created_at > ${param(filter.createdAfter)}::timestamptz`);
+  if (filter.after !== undefined) {
+    const at = param(filter.after.createdAt);
+    const id = param(filter.after.id);
+    where.push(`i.created_at <= ${at}::timestamptz`);
+    where.push(`(i.created_at < ${at}::timestamptz OR (i.created_at = ${at}::timestamptz AND i.id < ${id}))`);
+  }
+  const rows = await query<ItemJoinRow>(
+    prisma,
+    `${ITEM_JOIN_SELECT} WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${param(filter.take)}::int`,
+    params,
+  );
+  return toItemRecords(prisma, rows);
 }
 
 /** The columns of a new item. */
@@ -75,12 +159,69 @@ export interface NewItem {
   metadata: Record<string, unknown>;
 }
 
-/** Inserts an item (version 1) and returns it with its pipeline, stage and status names. */
-export function insertItem(tx: Prisma.TransactionClient, item: NewItem): Promise<ItemRecord> {
-  return tx.item.create({
-    data: { ...item, metadata: item.metadata as Prisma.InputJsonObject, version: 1 },
-    include: ITEM_INCLUDE,
-  });
+/** A new item with its app-generated id (uuid v7) and creation time (also its `updated_at`). */
+export interface ItemToInsert extends NewItem {
+  id: string;
+  createdAt: Date;
+}
+
+/** The outbox event of a new item: its id (uuid v7), name and the exact JSON body to deliver. */
+export interface ItemEventToInsert {
+  id: string;
+  type: string;
+  payload: unknown;
+}
+
+/**
+ * Inserts an item (version 1), its outbox event and one pending delivery per active subscription of the company to
+ * that event name, in ONE statement (data-modifying CTEs): atomic on its own, so no BEGIN/COMMIT round trips, and
+ * the same outcome as an item insert + webhooks/outbox.ts `recordEvent` in one transaction. The payload is stored in
+ * the `json` column as given (`JSON.stringify`), so its key order is kept. The subscriptions are read
+ * `FOR KEY SHARE`, exactly as db/outbox.ts `fanOutEvent` does (an unsubscribe racing this statement either
+ * committed first and is skipped, or waits and then removes the new delivery by cascade).
+ * @returns how many deliveries were queued.
+ * @throws the database error when a constraint fails (nothing is written then).
+ */
+export async function insertItemWithEvent(prisma: PrismaClient, item: ItemToInsert, event: ItemEventToInsert): Promise<number> {
+  const rows = await query<{ deliveries: number }>(
+    prisma,
+    `WITH new_item AS (
+       INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata,
+         version, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, 1, $11::timestamptz, $11::timestamptz)
+       RETURNING id
+     ), new_event AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+       SELECT $12, $2, $13, new_item.id, $14::json FROM new_item
+       RETURNING id, seq
+     ), subscribers AS (
+       SELECT id FROM webhook_subscriptions
+       WHERE company_id = $2 AND event = $13 AND disabled_at IS NULL
+       FOR KEY SHARE
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
+       SELECT gen_random_uuid()::text, new_event.id, subscribers.id, new_event.seq FROM new_event CROSS JOIN subscribers
+       RETURNING id
+     )
+     SELECT (SELECT count(*) FROM queued)::int AS deliveries`,
+    [
+      item.id,
+      item.companyId,
+      item.pipelineId,
+      item.stageId,
+      item.statusId,
+      item.shortId,
+      item.name,
+      item.contactId,
+      item.source,
+      JSON.stringify(item.metadata),
+      item.createdAt,
+      event.id,
+      event.type,
+      JSON.stringify(event.payload),
+    ],
+  );
+  return Number(rows[0]?.deliveries ?? 0);
 }
 
 /** The columns an item update may change. */

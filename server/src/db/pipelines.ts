@@ -1,9 +1,11 @@
 /**
  * Data access for pipelines, stages and statuses (tables `pipelines`, `stages`, `statuses`).
  * Every pipeline lookup is scoped to a company, so another tenant's ids read as unknown (CONTRACT "Errors", 404).
- * Functions take either the client or a transaction client, so services can call them inside `$transaction`.
+ * Functions take either the client or a transaction client, so services can call them inside `$transaction`; the
+ * hot-path ones (`takeShortIdNumber`, the pipeline-structure cache) run raw SQL (db/sql.ts).
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { query, queryIn } from "./sql";
 
 /** The Prisma client or an interactive-transaction client. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -80,16 +82,157 @@ export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | nul
 
 /**
  * Takes the next number of the pipeline's `short_id` counter (CONTRACT: per-pipeline counter, never reused) with
- * one autocommitted `UPDATE ... RETURNING`, outside the item's transaction: the row lock lasts one statement, so
- * concurrent creates in one pipeline do not queue behind each other's transactions. A create that fails after this
- * leaves a gap; a number is never handed out twice.
- * @returns the pipeline's prefix and the number taken.
+ * one autocommitted `UPDATE ... RETURNING` (raw SQL, db/sql.ts), outside the item's statement: the row lock lasts
+ * one statement, so concurrent creates in one pipeline do not queue behind each other. A create that fails after
+ * this leaves a gap; a number is never handed out twice.
+ * @returns the pipeline's prefix and the number taken; null when the pipeline no longer exists.
  */
-export async function takeShortIdNumber(db: Db, pipelineId: string): Promise<{ prefix: string; number: number }> {
-  const rows = await db.$queryRaw<{ prefix: string; number: number }[]>`
-    UPDATE pipelines SET next_short_id = next_short_id + 1 WHERE id = ${pipelineId}
-    RETURNING short_id_prefix AS prefix, next_short_id - 1 AS number`;
+export async function takeShortIdNumber(prisma: PrismaClient, pipelineId: string): Promise<{ prefix: string; number: number } | null> {
+  const rows = await query<{ prefix: string; number: number }>(
+    prisma,
+    `UPDATE pipelines SET next_short_id = next_short_id + 1 WHERE id = $1
+     RETURNING short_id_prefix AS prefix, next_short_id - 1 AS number`,
+    [pipelineId],
+  );
   const row = rows[0];
-  if (!row) throw new Error(`pipeline ${pipelineId} vanished while taking a short id`);
-  return { prefix: row.prefix, number: Number(row.number) };
+  return row ? { prefix: row.prefix, number: Number(row.number) } : null;
+}
+
+/** A stage with the statuses it offers, in order (the first is the default status). */
+export interface StageStructure extends NamedRow {
+  statuses: NamedRow[];
+}
+
+/** A pipeline with its stages and statuses in order: everything item validation and formatting needs. */
+export interface PipelineStructure extends PipelineRow {
+  companyId: string;
+  stages: StageStructure[];
+}
+
+interface StructureRow {
+  id: string;
+  company_id: string;
+  name: string;
+  short_id_prefix: string;
+  blueprint: unknown;
+  created_at: Date;
+  stage_id: string | null;
+  stage_name: string | null;
+  status_id: string | null;
+  status_name: string | null;
+}
+
+/**
+ * Reads the company's pipeline `pipelineId` with its stages (`position`, then id) and each stage's statuses
+ * (`position`, then id) in one statement, bypassing the cache; through `tx` when called inside a transaction.
+ * @returns null when the pipeline is unknown or another company's.
+ */
+export async function loadPipelineStructure(
+  prisma: PrismaClient,
+  companyId: string,
+  pipelineId: string,
+  tx?: Prisma.TransactionClient,
+): Promise<PipelineStructure | null> {
+  const rows = await queryIn<StructureRow>(
+    prisma,
+    tx,
+    `SELECT p.id, p.company_id, p.name, p.short_id_prefix, p.blueprint, p.created_at,
+       s.id AS stage_id, s.name AS stage_name, st.id AS status_id, st.name AS status_name
+     FROM pipelines p
+     LEFT JOIN stages s ON s.pipeline_id = p.id
+     LEFT JOIN statuses st ON st.stage_id = s.id
+     WHERE p.id = $1 AND p.company_id = $2
+     ORDER BY s.position, s.id, st.position, st.id`,
+    [pipelineId, companyId],
+  );
+  const first = rows[0];
+  if (!first) return null;
+  const stages: StageStructure[] = [];
+  for (const row of rows) {
+    if (row.stage_id === null) continue;
+    let stage = stages[stages.length - 1];
+    if (!stage || stage.id !== row.stage_id) {
+      stage = { id: row.stage_id, name: row.stage_name!, statuses: [] };
+      stages.push(stage);
+    }
+    if (row.status_id !== null) stage.statuses.push({ id: row.status_id, name: row.status_name! });
+  }
+  return {
+    id: first.id,
+    companyId: first.company_id,
+    name: first.name,
+    shortIdPrefix: first.short_id_prefix,
+    blueprint: first.blueprint ?? {},
+    createdAt: first.created_at,
+    stages,
+  };
+}
+
+/**
+ * In-process cache of pipeline structures, one per database (keyed by its Prisma client), at most
+ * `PIPELINE_CACHE_SIZE` pipelines each, least recently used evicted first.
+ *
+ * Why caching is safe: a pipeline, its stages, statuses and blueprint never change once stored. Nothing in the
+ * server updates or deletes them: the external API only reads pipelines (spec "Pipelines"), and the admin side only
+ * imports new ones (db/pipeline-import.ts, one transaction); the only write to `pipelines` is the short-id counter,
+ * which is not cached. Deleting a company cascades to its pipelines, but also to its API keys, so no request can
+ * reach them afterwards. Every hit checks `company_id`, so one company never sees another's pipeline.
+ */
+export const PIPELINE_CACHE_SIZE = 1000;
+const structureCaches = new WeakMap<PrismaClient, Map<string, PipelineStructure>>();
+
+function cacheOf(prisma: PrismaClient): Map<string, PipelineStructure> {
+  let cache = structureCaches.get(prisma);
+  if (!cache) {
+    cache = new Map();
+    structureCaches.set(prisma, cache);
+  }
+  return cache;
+}
+
+/**
+ * The company's pipeline `pipelineId` with stages and statuses, from the cache when present, else read once
+ * (`loadPipelineStructure`, through `tx` inside a transaction) and cached. Unknown ids are not cached.
+ * @returns null when the pipeline is unknown or another company's (also when another company's is cached).
+ */
+export async function findPipelineStructure(
+  prisma: PrismaClient,
+  companyId: string,
+  pipelineId: string,
+  tx?: Prisma.TransactionClient,
+): Promise<PipelineStructure | null> {
+  const cache = cacheOf(prisma);
+  const hit = cache.get(pipelineId);
+  if (hit) {
+    if (hit.companyId !== companyId) return null;
+    cache.delete(pipelineId); // re-insert: Map order is the recency order
+    cache.set(pipelineId, hit);
+    return hit;
+  }
+  const loaded = await loadPipelineStructure(prisma, companyId, pipelineId, tx);
+  if (loaded) rememberPipelineStructure(prisma, loaded);
+  return loaded;
+}
+
+/**
+ * Reads the pipeline again (bypassing the cache; through `tx` inside a transaction) and replaces or drops the
+ * cached copy; see `findPipelineStructure`.
+ */
+export async function refreshPipelineStructure(
+  prisma: PrismaClient,
+  companyId: string,
+  pipelineId: string,
+  tx?: Prisma.TransactionClient,
+): Promise<PipelineStructure | null> {
+  const loaded = await loadPipelineStructure(prisma, companyId, pipelineId, tx);
+  if (loaded) rememberPipelineStructure(prisma, loaded);
+  else if (cacheOf(prisma).get(pipelineId)?.companyId === companyId) cacheOf(prisma).delete(pipelineId);
+  return loaded;
+}
+
+function rememberPipelineStructure(prisma: PrismaClient, structure: PipelineStructure): void {
+  const cache = cacheOf(prisma);
+  cache.delete(structure.id);
+  cache.set(structure.id, structure);
+  while (cache.size > PIPELINE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
 }

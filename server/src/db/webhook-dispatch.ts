@@ -3,10 +3,12 @@
  * read `webhook_events`): claim due deliveries under a lease, record each attempt with its state change, release
  * leases, delete a subscription whose target answered 410, disable one that kept failing.
  * CONTRACT.md "Events and deliveries". Every function is one SQL statement (atomic on its own, and short, which
- * the single connection of the embedded PGlite needs); no HTTP ever runs inside a transaction.
+ * the single connection of the embedded PGlite needs); no HTTP ever runs inside a transaction. The claim and the
+ * attempt record run once per cycle / per delivery, so they are raw statements (db/sql.ts), not Prisma queries.
  */
 import crypto from "node:crypto";
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
+import { query } from "./sql";
 
 /** A delivery claimed by one dispatcher, with everything needed to send it. */
 export interface ClaimedDelivery {
@@ -31,7 +33,8 @@ interface ClaimRow {
   id: string;
   event_id: string;
   subscription_id: string;
-  seq: bigint;
+  /** int8: a string from pg, a number from PGlite. */
+  seq: string | number;
   attempt_count: number;
   created_at: Date;
   type: string;
@@ -61,7 +64,9 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const { ownerId, limit, leaseMs, batchSize } = options;
   if (limit <= 0) return [];
-  const rows = await prisma.$queryRaw<ClaimRow[]>`
+  const rows = await query<ClaimRow>(
+    prisma,
+    `
     WITH heads AS (
       SELECT d.id, d.subscription_id, d.seq
       FROM webhook_deliveries d
@@ -76,7 +81,7 @@ export async function claimDueDeliveries(
             AND (f.locked_until IS NULL OR f.locked_until <= now())
             AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = f.subscription_id AND s.disabled_at IS NULL)
           ORDER BY f.next_attempt_at, f.seq
-          LIMIT ${limit}::int))
+          LIMIT $1::int))
         AND d.state = 'pending'
         AND (d.locked_until IS NULL OR d.locked_until <= now())
       FOR UPDATE OF d SKIP LOCKED
@@ -88,16 +93,18 @@ export async function claimDueDeliveries(
         WHERE n.subscription_id = heads.subscription_id AND n.state = 'pending' AND n.seq > heads.seq
           AND n.next_attempt_at <= now() AND (n.locked_until IS NULL OR n.locked_until <= now())
         ORDER BY n.seq
-        LIMIT ${Math.max(0, batchSize - 1)}::int
+        LIMIT $2::int
       ) next
     )
     UPDATE webhook_deliveries d
-    SET locked_until = now() + (${leaseMs}::int * interval '1 millisecond'), locked_by = ${ownerId}
+    SET locked_until = now() + ($3::int * interval '1 millisecond'), locked_by = $4
     FROM batch, webhook_events ev, webhook_subscriptions s
     WHERE d.id = batch.id AND ev.id = d.event_id AND s.id = d.subscription_id
     RETURNING d.id, d.event_id, d.subscription_id, d.seq, d.attempt_count, d.created_at, ev.type, ev.payload,
       s.target_url, s.secret,
-      CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret`;
+      CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret`,
+    [limit, Math.max(0, batchSize - 1), leaseMs, ownerId],
+  );
   return rows
     .map((r) => ({
       id: r.id,
@@ -138,27 +145,43 @@ export async function recordAttempt(
   input: { deliveryId: string; ownerId: string; state: "pending" | "succeeded" | "failed"; attempt: AttemptRecord; completedAt: Date | null },
 ): Promise<boolean> {
   const { deliveryId, ownerId, state, attempt, completedAt } = input;
-  const rows = await prisma.$queryRaw<{ updated: number }[]>`
+  const rows = await query<{ updated: number }>(
+    prisma,
+    `
     WITH updated AS (
       UPDATE webhook_deliveries SET
-        state = ${state},
+        state = $1,
         attempt_count = attempt_count + 1,
-        last_status = ${attempt.responseStatus}::int,
-        last_error = ${attempt.error},
-        next_attempt_at = COALESCE(${attempt.nextAttemptAt}::timestamptz, next_attempt_at),
-        completed_at = ${completedAt}::timestamptz,
+        last_status = $2::int,
+        last_error = $3,
+        next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
+        completed_at = $5::timestamptz,
         locked_until = NULL,
         locked_by = NULL
-      WHERE id = ${deliveryId} AND locked_by = ${ownerId} AND state = 'pending'
+      WHERE id = $6 AND locked_by = $7 AND state = 'pending'
       RETURNING id
     ), logged AS (
       INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at)
-      SELECT ${uuidv7(attempt.attemptedAt.getTime())}, d.id, ${attempt.attemptedAt}::timestamptz, ${attempt.responseStatus}::int,
-        ${attempt.durationMs}::int, ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.nextAttemptAt}::timestamptz
-      FROM webhook_deliveries d WHERE d.id = ${deliveryId}
+      SELECT $8, d.id, $9::timestamptz, $2::int,
+        $10::int, $11, $3, $4::timestamptz
+      FROM webhook_deliveries d WHERE d.id = $6
       RETURNING id
     )
-    SELECT (SELECT count(*) FROM updated)::int AS updated`;
+    SELECT (SELECT count(*) FROM updated)::int AS updated`,
+    [
+      state,
+      attempt.responseStatus,
+      attempt.error,
+      attempt.nextAttemptAt,
+      completedAt,
+      deliveryId,
+      ownerId,
+      uuidv7(attempt.attemptedAt.getTime()),
+      attempt.attemptedAt,
+      Math.round(attempt.durationMs),
+      attempt.responseExcerpt,
+    ],
+  );
   return Number(rows[0]?.updated ?? 0) > 0;
 }
 

@@ -48,11 +48,10 @@ export function readBlueprint(stored: unknown): Blueprint {
  */
 export function toItemResponse(row: ItemRecord): Item {
   const metadata = (row.metadata ?? {}) as Record<string, unknown>;
-  const custom: Record<string, unknown> = {};
-  for (const field of readBlueprint(row.pipeline.blueprint).custom_fields ?? []) {
-    custom[field.key] = metadata[field.key] ?? null;
-  }
-  return {
+  // Built key by key (no object spread: this runs for every item of every page). Same keys, order and values as
+  // `{ item_id, ..., source, ...custom, created_at, updated_at, version }`: assigning a key that already exists
+  // keeps its position and takes the new value, exactly as the spread did.
+  const item: Record<string, unknown> = {
     item_id: row.id,
     short_id: row.shortId,
     name: row.name,
@@ -64,9 +63,12 @@ export function toItemResponse(row: ItemRecord): Item {
     status_id: row.status.id,
     contact_id: row.contactId,
     source: row.source,
-    ...custom,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    version: row.version,
   };
+  for (const field of readBlueprint(row.pipeline.blueprint).custom_fields ?? []) {
+    item[field.key] = metadata[field.key] ?? null;
+  }
+  item.created_at = row.createdAt.toISOString();
+  item.updated_at = row.updatedAt.toISOString();
+  item.version = row.version;
+  return item as Item;
 }

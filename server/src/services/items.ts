@@ -19,6 +19,7 @@ import type { ItemChanges } from "../db/items";
 import * as pipelines from "../db/pipelines";
 import { decodeKeysetCursor } from "../http/keyset-cursor";
 import { notFound, problem } from "../http/problem";
+import { uuidv7 } from "../db/webhook-dispatch";
 import { recordEvent } from "../webhooks/outbox";
 import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
 import { checkMetadata, mergeMetadata } from "./item-metadata";
@@ -30,7 +31,7 @@ import { failuresOf, invalidReference } from "./references";
  * @throws ProblemError 404 `not_found` when unknown or another company's.
  */
 export async function getItem(prisma: PrismaClient, companyId: string, itemId: string): Promise<Item> {
-  const row = await items.findItem(prisma, companyId, itemId);
+  const row = await items.readItem(prisma, companyId, itemId);
   if (!row) throw notFound("Item", itemId);
   return toItemResponse(row);
 }
@@ -57,45 +58,79 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
 /**
  * Spec "Items" (POST /items) + CONTRACT "Responses" and "Pipelines, blueprints, transitions": creates an item in
  * the given pipeline and stage, in `status_id` or else the stage's first status, with `source` defaulting to `api`,
- * `version` 1 and `short_id` `${prefix}-${n}` from the pipeline's counter. In the same transaction it writes the
- * `item.created` outbox event whose payload is the returned Item; the dispatcher is woken after the commit.
+ * `version` 1 and `short_id` `${prefix}-${n}` from the pipeline's counter (taken first, autocommitted). Validation
+ * reads the cached pipeline structure (db/pipelines.ts `findPipelineStructure`). The item, its `item.created`
+ * outbox event (payload = the returned Item) and the event's deliveries are written in ONE atomic statement
+ * (db/items.ts `insertItemWithEvent`); the dispatcher is woken afterwards. Id (uuid v7) and timestamps come from
+ * the app.
  * @returns the new item in the Item format.
  * @throws ProblemError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
  * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field.
  */
 export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate): Promise<Item> {
-  const pipeline = await pipelines.findPipeline(ctx.prisma, companyId, input.pipeline_id);
-  if (!pipeline) {
-    throw invalidReference([
-      {
-        path: "pipeline_id",
-        message: `pipeline_id "${input.pipeline_id}" is not a pipeline of this company. List pipelines with GET /v1/ext/pipelines.`,
-      },
-    ]);
+  let pipeline = await pipelines.findPipelineStructure(ctx.prisma, companyId, input.pipeline_id);
+  if (!pipeline) throw unknownPipeline(input.pipeline_id);
+  const request = { stageId: input.stage_id, statusId: input.status_id };
+  let placement = resolvePlacement(pipeline, request);
+  if (!placement.ok) {
+    // Structures are immutable, so this is a bad reference; re-read once in case the cached copy predates a change.
+    pipeline = await pipelines.refreshPipelineStructure(ctx.prisma, companyId, input.pipeline_id);
+    if (!pipeline) throw unknownPipeline(input.pipeline_id);
+    placement = resolvePlacement(pipeline, request);
   }
-  const placement = await resolvePlacement(ctx.prisma, pipeline, { stageId: input.stage_id, statusId: input.status_id });
   const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
   if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
 
-  const { prefix, number } = await pipelines.takeShortIdNumber(ctx.prisma, pipeline.id);
-  const item = await ctx.prisma.$transaction(async (tx) => {
-    const row = await items.insertItem(tx, {
+  const counter = await pipelines.takeShortIdNumber(ctx.prisma, pipeline.id);
+  if (!counter) {
+    await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
+    throw unknownPipeline(input.pipeline_id);
+  }
+  const now = new Date();
+  const record: ItemRecord = {
+    id: uuidv7(now.getTime()),
+    shortId: `${counter.prefix}-${counter.number}`,
+    name: input.name,
+    contactId: input.contact_id ?? null,
+    source: input.source ?? DEFAULT_ITEM_SOURCE,
+    metadata: metadata.value,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    pipeline: { id: pipeline.id, name: pipeline.name, blueprint: pipeline.blueprint },
+    stage: placement.value.stage,
+    status: placement.value.status,
+  };
+  const created = toItemResponse(record);
+  await items.insertItemWithEvent(
+    ctx.prisma,
+    {
+      id: record.id,
       companyId,
       pipelineId: pipeline.id,
-      stageId: placement.value.stage.id,
-      statusId: placement.value.status.id,
-      shortId: `${prefix}-${number}`,
-      name: input.name,
-      contactId: input.contact_id ?? null,
-      source: input.source ?? DEFAULT_ITEM_SOURCE,
+      stageId: record.stage.id,
+      statusId: record.status.id,
+      shortId: record.shortId,
+      name: record.name,
+      contactId: record.contactId,
+      source: record.source ?? DEFAULT_ITEM_SOURCE,
       metadata: metadata.value,
-    });
-    const created = toItemResponse(row);
-    await recordEvent(tx, { companyId, type: "item.created", resourceId: row.id, payload: created });
-    return created;
-  });
+      createdAt: now,
+    },
+    { id: uuidv7(now.getTime()), type: "item.created", payload: created },
+  );
   ctx.eventsCommitted();
-  return item;
+  return created;
+}
+
+/** 422 `invalid_reference` for a `pipeline_id` that is not one of the company's pipelines. */
+function unknownPipeline(pipelineId: string) {
+  return invalidReference([
+    {
+      path: "pipeline_id",
+      message: `pipeline_id "${pipelineId}" is not a pipeline of this company. List pipelines with GET /v1/ext/pipelines.`,
+    },
+  ]);
 }
 
 /**
@@ -120,12 +155,16 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
     if (input.version !== undefined && input.version !== current.version) throw versionConflict(current, input.version);
 
     const blueprint = readBlueprint(current.pipeline.blueprint);
-    const placement = await resolvePlacement(
-      tx,
-      current.pipeline,
-      { stageId: input.stage_id, statusId: input.status_id },
-      { stage: current.stage, status: current.status },
-    );
+    const request = { stageId: input.stage_id, statusId: input.status_id };
+    const at = { stage: current.stage, status: current.status };
+    let structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, current.pipeline.id, tx);
+    let placement = structure ? resolvePlacement(structure, request, at) : null;
+    if (!placement?.ok) {
+      // Re-read once in case the cached copy predates a change (structures are immutable through the API).
+      structure = await pipelines.refreshPipelineStructure(ctx.prisma, companyId, current.pipeline.id, tx);
+      if (!structure) throw notFound("Item", itemId);
+      placement = resolvePlacement(structure, request, at);
+    }
     const metadata = checkMetadata(blueprint, input.metadata, "update");
     if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
 

@@ -17,6 +17,7 @@ export const SAMPLE_IDS = {
   pipeline: "sample_pipeline",
   stage: "sample_stage",
   status: "sample_status",
+  contact: "sample_contact",
 } as const;
 
 /** A plausible value of a custom field's type (valid for the blueprint's value schema). */
@@ -55,7 +56,7 @@ export async function sampleItem(ctx: AppContext, companyId: string): Promise<It
     id: SAMPLE_IDS.item,
     shortId: "SAMPLE-1",
     name: "Sample item",
-    contactId: null,
+    contactId: SAMPLE_IDS.contact,
     source: DEFAULT_ITEM_SOURCE,
     metadata: {},
     version: 1,
@@ -96,7 +97,7 @@ export function sampleTask(apiKeyId: string): Task {
     taskType: "call",
     assignedTo: "sample_assignee",
     createdBy: apiKeyId,
-    itemId: null,
+    itemId: SAMPLE_IDS.item,
     isCompleted: false,
     completedAt: null,
     notes: "Sample notes",

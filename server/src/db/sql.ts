@@ -1,0 +1,64 @@
+/**
+ * A tiny raw-SQL path for the hot endpoints (issue #4): one parameterized statement straight to the driver, on
+ * both databases, without Prisma's query compiler. Values are always bound parameters (`$1`, `$2`, ...), never
+ * spliced into the text.
+ *
+ * Type parsing is the same on both drivers for what the hot paths read: `timestamptz` → Date, `json`/`jsonb` →
+ * parsed value, `int4` → number, `text[]` → string[], `bool` → boolean. `int8` differs (pg: string; PGlite: number),
+ * so callers cast counts to `::int` or convert with `Number()`. Parameters: pass Date for timestamps and a JSON
+ * string (with an explicit `::json`/`::jsonb` cast) for JSON columns; never pass a JS array or object for JSON.
+ */
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+
+/** Runs single statements outside any transaction (each one is atomic and autocommitted). */
+export interface SqlRunner {
+  /**
+   * Runs one statement with bound parameters.
+   * @returns its rows (empty for statements without RETURNING).
+   * @throws the driver's error (e.g. a constraint violation), unchanged.
+   */
+  query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+const runners = new WeakMap<PrismaClient, SqlRunner>();
+
+/** Called by `openDatabase`: links the Prisma client to the raw runner of the same database. */
+export function registerSqlRunner(prisma: PrismaClient, runner: SqlRunner): void {
+  runners.set(prisma, runner);
+}
+
+/**
+ * The raw runner of the database `prisma` was opened on (every client comes from db/database.ts `openDatabase`).
+ * @throws when `prisma` was not opened by `openDatabase` (a programming error).
+ */
+export function sqlOf(prisma: PrismaClient): SqlRunner {
+  const runner = runners.get(prisma);
+  if (!runner) throw new Error("sqlOf: this Prisma client was not opened by openDatabase()");
+  return runner;
+}
+
+/** Runs one statement on the database of `prisma`; see `SqlRunner.query`. */
+export function query<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = []): Promise<T[]> {
+  return sqlOf(prisma).query<T>(text, params);
+}
+
+/** Like `query`, for statements that return at most one row: that row, or null. */
+export async function queryOne<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = []): Promise<T | null> {
+  const rows = await sqlOf(prisma).query<T>(text, params);
+  return rows[0] ?? null;
+}
+
+/**
+ * Runs one statement through `tx` when given (inside an interactive Prisma transaction, where the raw runner must
+ * not be used: on PGlite it would wait for that very transaction, on PostgreSQL it would take a second pooled
+ * connection), else on the raw runner of `prisma`. Through `tx` the rows come from Prisma's raw query, so `int8`
+ * reads as bigint there: select only columns whose types both paths parse alike.
+ */
+export function queryIn<T>(
+  prisma: PrismaClient,
+  tx: Prisma.TransactionClient | undefined,
+  text: string,
+  params: readonly unknown[] = [],
+): Promise<T[]> {
+  return tx ? tx.$queryRawUnsafe<T[]>(text, ...params) : query<T>(prisma, text, params);
+}
