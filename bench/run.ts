@@ -12,7 +12,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { isDefaultFullRun, parseOptions, USAGE, type BenchOptions } from "./lib/options";
+import { isDefaultRun, parseOptions, USAGE, type BenchOptions } from "./lib/options";
 import { BenchPass, SERVER_CORE } from "./lib/pass";
 import { commandLine, packageVersion, renderReport, verdict, writeReport, type PassReport } from "./lib/report";
 import { hasTaskset, pinSelf, REPO_ROOT } from "./lib/server-process";
@@ -81,7 +81,7 @@ async function main(): Promise<number> {
   const node = `Node binary: ${path.relative(REPO_ROOT, process.execPath).startsWith("node_modules") ? `${path.relative(REPO_ROOT, process.execPath)} (the \`node\` package npm scripts put first on PATH)` : process.execPath}`;
   const info = { commandLine: commandLine(), startedAt, finishedAt: new Date(), quick: o.quick, settings: [...settings(o, pinned), machineLoad, node], versions };
   const markdown = renderReport(info, passes, METHOD);
-  const kind = o.quick ? "quick" : isDefaultFullRun(o) ? "latest" : "custom";
+  const kind = !isDefaultRun(o) ? "custom" : o.quick ? "quick" : "latest";
   const file = writeReport(path.join(REPO_ROOT, "bench/results"), kind, markdown, { info, options: { ...o, phases: [...o.phases] }, passes });
   log(`\n${markdown}`);
   log(`Written to ${path.relative(process.cwd(), file)}`);

@@ -3,7 +3,7 @@
 export const rps = (n: number) => `${Math.round(n).toLocaleString("en-US")} req/s`;
 export const ms = (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`;
 export const mb = (n: number) => `${n.toFixed(0)} MB`;
-export const ratio = (n: number) => `${n.toFixed(2)}x`;
+export const ratio = (n: number) => `${n.toFixed(3)}x`;
 
 /** Nearest-rank percentile of `values` (unsorted is fine); NaN when empty. */
 export function percentile(values: number[], p: number): number {

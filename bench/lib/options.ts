@@ -52,7 +52,7 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
   --no-assert           exit 0 even when a PostgreSQL target is missed
 
 Results: a full run with default settings writes bench/results/latest.md (the previous one becomes previous.md);
---quick writes quick.md; any other customised run writes custom.md.
+a plain --quick run writes quick.md; any customised run (--only, --sizes, --duration, profiling...) custom.md.
 
 Environment: DATABASE_URL=postgresql://... enables the PostgreSQL pass (a fresh schema bench_* is created and
 dropped); BENCH_CPU_PROF=1 runs the server under node --cpu-prof and adds the hottest functions to the report;
@@ -67,15 +67,14 @@ function positive(name: string, raw: string | undefined, integer = true): number
 }
 
 /**
- * True when the run measures with the default settings (any database selection): only such a full run may
- * replace bench/results/latest.md. Profiling (BENCH_CPU_PROF, BENCH_MEM_PROBE) perturbs the server, so it counts as
- * customised too.
+ * True when the run measures with the default settings of its mode (full or `--quick`; any database selection):
+ * only such a run may write bench/results/latest.md or quick.md. Profiling (BENCH_CPU_PROF, BENCH_MEM_PROBE)
+ * perturbs the server, so it counts as customised too.
  */
-export function isDefaultFullRun(o: BenchOptions, env: NodeJS.ProcessEnv = process.env): boolean {
-  const defaults = parseOptions([], { ...env, DATABASE_URL: o.databaseUrl }) as BenchOptions;
+export function isDefaultRun(o: BenchOptions, env: NodeJS.ProcessEnv = process.env): boolean {
+  const defaults = parseOptions(o.quick ? ["--quick"] : [], { ...env, DATABASE_URL: o.databaseUrl }) as BenchOptions;
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   return (
-    !o.quick &&
     !env.BENCH_CPU_PROF &&
     !env.BENCH_MEM_PROBE &&
     (["duration", "warmup", "connections", "rounds", "sizes", "subscriptions", "latencyItems", "burstItems", "rateLimit", "poolSize"] as const).every((k) =>
