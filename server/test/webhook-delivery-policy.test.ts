@@ -4,7 +4,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { uuidv7 } from "../src/db/webhook-dispatch";
-import { isPublicAddress } from "../src/webhooks/deliver";
+import { isPublicAddress } from "../src/webhooks/address-kind";
 import { classifyResponse, DEFAULT_RETRY_POLICY, nextRetryDelayMs, parseRetryAfterMs, scheduleRetry } from "../src/webhooks/retry-policy";
 import { signDelivery } from "../src/webhooks/signing";
 import { newWebhookSecret } from "./helpers/receiver";

@@ -17,6 +17,7 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
+import { isPublicAddress } from "./address-kind";
 
 /** What to send. */
 export interface DeliveryRequest {
@@ -60,31 +61,6 @@ const USER_AGENT = "Stageline-Webhooks/1.0";
  * CGNAT, unspecified, multicast, reserved and documentation ranges, and IPv6 forms that embed IPv4 (NAT64, 6to4,
  * Teredo) so none of them can smuggle a private IPv4 address. IPv4-mapped IPv6 is judged by its IPv4 address.
  */
-const NON_PUBLIC = (() => {
-  const list = new net.BlockList();
-  const v4 = [
-    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12", "192.0.0.0/24",
-    "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-    "224.0.0.0/4", "240.0.0.0/4",
-  ];
-  // No "::ffff:0:0/96" here: BlockList checks IPv4 as IPv4-mapped IPv6, so that rule would block every IPv4 address;
-  // the IPv4 rules already apply to mapped addresses (::ffff:127.0.0.1 is loopback, ::ffff:8.8.8.8 is public).
-  const v6 = [
-    "::/127", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32", "2002::/16",
-    "fc00::/7", "fe80::/10", "ff00::/8",
-  ];
-  for (const cidr of v4) list.addSubnet(cidr.split("/")[0], Number(cidr.split("/")[1]), "ipv4");
-  for (const cidr of v6) list.addSubnet(cidr.split("/")[0], Number(cidr.split("/")[1]), "ipv6");
-  return list;
-})();
-
-/** True when `ip` (an IPv4 or IPv6 literal, no brackets) is a public unicast address. False for anything else. */
-export function isPublicAddress(ip: string): boolean {
-  const family = net.isIP(ip);
-  if (family === 0) return false;
-  return !NON_PUBLIC.check(ip, family === 4 ? "ipv4" : "ipv6");
-}
-
 /** A target refused by the production guard. */
 class RefusedTargetError extends Error {
   readonly code = "ESTAGELINE_REFUSED";
