@@ -66,11 +66,6 @@ export function listStatuses(db: Db, stageId: string): Promise<NamedRow[]> {
   });
 }
 
-/** Status `statusId` when stage `stageId` offers it, else null. */
-export function findStatus(db: Db, stageId: string, statusId: string): Promise<NamedRow | null> {
-  return db.status.findFirst({ where: { id: statusId, stageId }, select: NAMED_SELECT });
-}
-
 /** The first status of a stage (lowest `position`), or null when the stage offers none. */
 export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | null> {
   return db.status.findFirst({

@@ -7,14 +7,12 @@ import type { ErrorRequestHandler, Response } from "express";
 import {
   PROBLEM_CONTENT_TYPE,
   PROBLEM_STATUS,
-  PROBLEM_TITLES,
-  problemTypeUri,
+  createProblem,
   type ErrorCode,
   type Problem,
+  type ProblemExtras,
 } from "@stageline/shared";
 import type { Logger } from "pino";
-
-export type ProblemExtras = Partial<Pick<Problem, "errors" | "current_version" | "valid_events">>;
 
 /** An error that renders as one problem-details response. `status` follows `PROBLEM_STATUS[code]`. */
 export class ProblemError extends Error {
@@ -31,14 +29,7 @@ export class ProblemError extends Error {
 
   /** The RFC 9457 body: `{ type, title, status, detail, code, ...extras }`. */
   toBody(): Problem {
-    return {
-      type: problemTypeUri(this.code),
-      title: PROBLEM_TITLES[this.code],
-      status: this.status,
-      detail: this.detail,
-      code: this.code,
-      ...this.extras,
-    };
+    return createProblem(this.code, this.detail, this.extras);
   }
 }
 
