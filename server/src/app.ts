@@ -9,7 +9,7 @@ import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
 import { notFoundHandler } from "./http/not-found";
 import { renderProblem } from "./http/problem";
-import { rateLimitMiddleware } from "./http/rate-limit";
+import { createRateLimiter } from "./http/rate-limit";
 import { adminRouter } from "./admin/admin-routes";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
@@ -31,8 +31,9 @@ export function createApp(ctx: AppContext): Express {
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));
 
   const ext = express.Router();
-  ext.use(resolveApiKey(ctx.prisma));
-  ext.use(rateLimitMiddleware(ctx.prisma, ctx.rateLimit));
+  const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit);
+  ext.use(resolveApiKey(ctx.prisma, limiter.store));
+  ext.use(limiter.middleware);
   ext.use(requireAuth);
   ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true }));
   ext.use(meRouter(ctx));

@@ -82,4 +82,36 @@ describe("authentication and rate limiting", () => {
     const fresh = await t.request("GET", "/v1/ext/nothing");
     expect(fresh.status).toBe(404);
   });
+
+  /** Waits until at least `seconds` remain in the current fixed window, so a burst of requests falls into one. */
+  async function awayFromWindowEnd(seconds: number) {
+    const probe = await t.request("GET", "/v1/ext/nothing", undefined, (await t.newKey()).key);
+    const reset = Number(probe.headers.get("ratelimit-reset"));
+    if (reset < seconds) await new Promise((r) => setTimeout(r, (reset + 0.2) * 1000));
+  }
+
+  it("counts each request of a key exactly once, also when they arrive concurrently", async () => {
+    const { key, id } = await t.newKey();
+    await awayFromWindowEnd(10);
+    const sequential = [];
+    for (let i = 0; i < 3; i++) sequential.push((await t.request("GET", "/v1/ext/me", undefined, key)).headers.get("ratelimit-remaining"));
+    expect(sequential).toEqual(["59", "58", "57"]);
+    const burst = await Promise.all(Array.from({ length: 20 }, () => t.request("GET", "/v1/ext/me", undefined, key)));
+    const remaining = burst.map((r) => Number(r.headers.get("ratelimit-remaining"))).sort((a, b) => b - a);
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 56 - i));
+    const counter = await t.server.ctx.prisma.rateLimitWindow.findUnique({ where: { key: `key:${id}` } });
+    expect(counter?.hits).toBe(23);
+  });
+
+  it("does not count a revoked key's requests against that key (they count per client IP)", async () => {
+    const { key, id } = await t.newKey();
+    await awayFromWindowEnd(5);
+    expect((await t.request("GET", "/v1/ext/me", undefined, key)).status).toBe(200);
+    await t.server.ctx.prisma.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+    const refused = await t.request("GET", "/v1/ext/me", undefined, key);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("ratelimit-remaining")).not.toBeNull();
+    const counter = await t.server.ctx.prisma.rateLimitWindow.findUnique({ where: { key: `key:${id}` } });
+    expect(counter?.hits).toBe(1);
+  });
 });

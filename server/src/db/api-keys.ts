@@ -1,5 +1,6 @@
 /** Data access for API keys (table `api_keys`). */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { COUNT_HIT_ON_CONFLICT } from "./rate-limit";
 import { queryOne } from "./sql";
 
 /** A client or an interactive transaction. */
@@ -35,20 +36,10 @@ interface KeyWithCompanyRow {
   subscription_active: boolean;
 }
 
-/**
- * The key whose SHA-256 hash is `keyHash`, with its company; null when unknown. Runs on every API request, so it is
- * one raw statement (db/sql.ts) on the unique `key_hash` index joined to `companies`, not a Prisma include.
- */
-export async function findKeyByHash(prisma: PrismaClient, keyHash: string): Promise<KeyWithCompany | null> {
-  const row = await queryOne<KeyWithCompanyRow>(
-    prisma,
-    `SELECT k.id, k.company_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
-       k.created_at, c.name AS company_name, c.subscription_active
-     FROM api_keys k JOIN companies c ON c.id = k.company_id
-     WHERE k.key_hash = $1`,
-    [keyHash],
-  );
-  if (!row) return null;
+const KEY_COLUMNS = `k.id, k.company_id, k.name, k.prefix, k.key_hash, k.scopes, k.expires_at, k.revoked_at, k.last_used_at,
+       k.created_at, c.name AS company_name, c.subscription_active`;
+
+function toKeyWithCompany(row: KeyWithCompanyRow): KeyWithCompany {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -62,6 +53,59 @@ export async function findKeyByHash(prisma: PrismaClient, keyHash: string): Prom
     createdAt: row.created_at,
     company: { id: row.company_id, name: row.company_name, subscriptionActive: row.subscription_active },
   };
+}
+
+/**
+ * The key whose SHA-256 hash is `keyHash`, with its company; null when unknown. One raw statement (db/sql.ts) on the
+ * unique `key_hash` index joined to `companies`, not a Prisma include.
+ */
+export async function findKeyByHash(prisma: PrismaClient, keyHash: string): Promise<KeyWithCompany | null> {
+  const row = await queryOne<KeyWithCompanyRow>(
+    prisma,
+    `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN companies c ON c.id = k.company_id WHERE k.key_hash = $1`,
+    [keyHash],
+  );
+  return row ? toKeyWithCompany(row) : null;
+}
+
+/** Where `findKeyAndCountHit` counts the request: the rate-limit counter key and its fixed window. */
+export interface HitToCount {
+  /** The counter key is `keyPrefix` + the API key's id (e.g. `key:` + id, see http/rate-limit.ts). */
+  keyPrefix: string;
+  /** Start of the current fixed window. */
+  windowStart: Date;
+  /** The app's clock, for the expiry check (the same instant services/api-keys.ts `authenticate` checks with). */
+  now: Date;
+}
+
+/**
+ * Runs on every API request: looks the key up like `findKeyByHash` AND, in the same statement, counts one rate-limit
+ * hit for it (the upsert of db/rate-limit.ts `incrementWindow`, data-modifying CTE), so authentication and the rate
+ * limit cost one round trip instead of two. The hit is counted only for a usable key: not revoked, not expired at
+ * `hit.now`, company subscription active (any other request is counted per client IP by the rate limiter).
+ * @returns the key with its company and `hits` (the hits in the window so far, this one included; null when no hit
+ * was counted), or null when the hash is unknown.
+ */
+export async function findKeyAndCountHit(
+  prisma: PrismaClient,
+  keyHash: string,
+  hit: HitToCount,
+): Promise<{ key: KeyWithCompany; hits: number | null } | null> {
+  const row = await queryOne<KeyWithCompanyRow & { hits: number | null }>(
+    prisma,
+    `WITH k AS (
+       SELECT ${KEY_COLUMNS} FROM api_keys k JOIN companies c ON c.id = k.company_id WHERE k.key_hash = $1
+     ), hit AS (
+       INSERT INTO rate_limit_windows (key, window_start, hits)
+       SELECT $2 || k.id, $3::timestamptz, 1 FROM k
+       WHERE k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $4::timestamptz) AND k.subscription_active
+       ${COUNT_HIT_ON_CONFLICT}
+     )
+     SELECT k.*, (SELECT hits FROM hit) AS hits FROM k`,
+    [keyHash, hit.keyPrefix, hit.windowStart, hit.now],
+  );
+  if (!row) return null;
+  return { key: toKeyWithCompany(row), hits: row.hits == null ? null : Number(row.hits) };
 }
 
 /** Stores a new key. `keyHash` is the SHA-256 hex of the full secret; the secret itself is never stored. */

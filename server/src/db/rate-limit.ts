@@ -3,6 +3,16 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { query } from "./sql";
 
 /**
+ * The conflict clause that turns `INSERT INTO rate_limit_windows (key, window_start, hits) ... 1` into "count one
+ * hit": the same window adds one, a newer window starts again at 1. Ends with `RETURNING hits`. Shared with
+ * db/api-keys.ts `findKeyAndCountHit`, which counts the hit in the key lookup's own statement.
+ */
+export const COUNT_HIT_ON_CONFLICT = `ON CONFLICT (key) DO UPDATE SET
+       hits = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start THEN rate_limit_windows.hits + 1 ELSE 1 END,
+       window_start = EXCLUDED.window_start
+     RETURNING hits`;
+
+/**
  * Counts one hit for `key` in the fixed window that starts at `windowStart` (one atomic upsert, raw SQL through
  * db/sql.ts: it runs on every API request). A hit in a newer window resets the counter to 1.
  * @returns the hits so far in that window.
@@ -10,11 +20,7 @@ import { query } from "./sql";
 export async function incrementWindow(prisma: PrismaClient, key: string, windowStart: Date): Promise<number> {
   const rows = await query<{ hits: number }>(
     prisma,
-    `INSERT INTO rate_limit_windows (key, window_start, hits) VALUES ($1, $2::timestamptz, 1)
-     ON CONFLICT (key) DO UPDATE SET
-       hits = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start THEN rate_limit_windows.hits + 1 ELSE 1 END,
-       window_start = EXCLUDED.window_start
-     RETURNING hits`,
+    `INSERT INTO rate_limit_windows (key, window_start, hits) VALUES ($1, $2::timestamptz, 1) ${COUNT_HIT_ON_CONFLICT}`,
     [key, windowStart],
   );
   return Number(rows[0]?.hits ?? 1);

@@ -8,6 +8,7 @@ import type { Scope } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import { assertScope, authenticate, type AuthContext } from "../services/api-keys";
 import { problem, ProblemError } from "./problem";
+import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -19,11 +20,21 @@ declare global {
   }
 }
 
-/** Resolves the key; never fails the request itself (except on database errors). */
-export function resolveApiKey(prisma: PrismaClient): RequestHandler {
+/**
+ * Resolves the key; never fails the request itself (except on database errors). The lookup also counts the request
+ * against the key's rate-limit window in the same statement and leaves the ticket for the limiter, which must be
+ * the next middleware (app.ts); a request whose key fails is counted by the limiter per client IP instead.
+ */
+export function resolveApiKey(prisma: PrismaClient, limiter: DatabaseRateLimitStore): RequestHandler {
   return async (req, _res, next) => {
     try {
-      req.auth = await authenticate(prisma, req.header("x-api-key"));
+      const windowStart = limiter.windowStart();
+      const { auth, hits } = await authenticate(prisma, req.header("x-api-key"), new Date(), {
+        keyPrefix: API_KEY_COUNTER_PREFIX,
+        windowStart,
+      });
+      req.auth = auth;
+      if (hits != null) req.rateLimitTicket = limiter.precounted(API_KEY_COUNTER_PREFIX + auth.keyId, hits, windowStart);
     } catch (err) {
       if (err instanceof ProblemError) req.authError = err;
       else return next(err);

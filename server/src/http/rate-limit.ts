@@ -3,6 +3,10 @@
  * with IETF `RateLimit-Limit`/`-Remaining`/`-Reset` headers on every response and `Retry-After` on a 429.
  * express-rate-limit does the HTTP side; `DatabaseRateLimitStore` keeps the counters in the database so the limit
  * holds across several server processes. Requests without a valid key are counted per client IP.
+ *
+ * For an authenticated request the hit is counted in the key lookup's own statement (http/auth.ts
+ * `resolveApiKey`): the store is told the result with `precounted`, which returns a one-use ticket; the limiter's key
+ * generator hands that ticket to `increment`, which answers from it without a second round trip.
  */
 import type { Request, RequestHandler } from "express";
 import { rateLimit, ipKeyGenerator, type Store, type IncrementResponse, type Options } from "express-rate-limit";
@@ -11,51 +15,102 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { decrementWindow, incrementWindow, resetWindow } from "../db/rate-limit";
 import { problem, sendProblem } from "./problem";
 
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** The ticket of a hit already counted by the key lookup (see `DatabaseRateLimitStore.precounted`). */
+      rateLimitTicket?: string;
+    }
+  }
+}
+
+/** The counter key prefix of an API key (`key:<api key id>`); other requests use `ip:<address>`. */
+export const API_KEY_COUNTER_PREFIX = "key:";
+
+/** Separates a counter key from the sequence number of a precounted ticket. */
+const TICKET_SEPARATOR = "#";
+
 /** express-rate-limit store over the `rate_limit_windows` table; windows are aligned to the clock. */
 export class DatabaseRateLimitStore implements Store {
   private windowMs = RATE_LIMIT.windowSeconds * 1000;
   readonly localKeys = false;
+  private readonly precountedHits = new Map<string, IncrementResponse>();
+  private ticketSeq = 0;
+
   constructor(private readonly prisma: PrismaClient) {}
 
   init(options: Options): void {
     this.windowMs = options.windowMs;
   }
 
-  private windowStart(now = Date.now()): Date {
+  /** Start of the fixed window that contains `now` (ms since the epoch). */
+  windowStart(now = Date.now()): Date {
     return new Date(Math.floor(now / this.windowMs) * this.windowMs);
   }
 
+  /**
+   * Records a hit that was already counted in the database for counter `key` in the window starting at
+   * `windowStart`, `totalHits` being the count it returned.
+   * @returns a one-use ticket (`<key>#<n>`) that `increment` redeems for that result; the limiter's key generator
+   * must return it for the same request (app.ts puts the limiter right after `resolveApiKey`).
+   */
+  precounted(key: string, totalHits: number, windowStart: Date): string {
+    const ticket = `${key}${TICKET_SEPARATOR}${++this.ticketSeq}`;
+    this.precountedHits.set(ticket, { totalHits, resetTime: new Date(windowStart.getTime() + this.windowMs) });
+    return ticket;
+  }
+
   async increment(key: string): Promise<IncrementResponse> {
+    const precounted = this.precountedHits.get(key);
+    if (precounted) {
+      this.precountedHits.delete(key);
+      return precounted;
+    }
     const start = this.windowStart();
-    const totalHits = await incrementWindow(this.prisma, key, start);
+    const totalHits = await incrementWindow(this.prisma, counterKey(key), start);
     return { totalHits, resetTime: new Date(start.getTime() + this.windowMs) };
   }
 
   async decrement(key: string): Promise<void> {
-    await decrementWindow(this.prisma, key, this.windowStart());
+    await decrementWindow(this.prisma, counterKey(key), this.windowStart());
   }
 
   async resetKey(key: string): Promise<void> {
-    await resetWindow(this.prisma, key);
+    await resetWindow(this.prisma, counterKey(key));
   }
 }
 
-/** The limiter key: the API key's id once authenticated, else the client IP. */
+/** The counter key of a limiter key or a precounted ticket. */
+function counterKey(key: string): string {
+  const sep = key.indexOf(TICKET_SEPARATOR);
+  return sep < 0 ? key : key.slice(0, sep);
+}
+
+/** The limiter key: the precounted ticket, else the API key's id once authenticated, else the client IP. */
 function limiterKey(req: Request): string {
+  if (req.rateLimitTicket) return req.rateLimitTicket;
   const keyId = req.auth?.keyId;
-  return keyId ? `key:${keyId}` : `ip:${ipKeyGenerator(req.ip ?? "unknown")}`;
+  return keyId ? `${API_KEY_COUNTER_PREFIX}${keyId}` : `ip:${ipKeyGenerator(req.ip ?? "unknown")}`;
+}
+
+/** The rate limiter: the express-rate-limit middleware and its database store. */
+export interface RateLimiter {
+  middleware: RequestHandler;
+  store: DatabaseRateLimitStore;
 }
 
 /**
- * Builds the rate-limit middleware. `limit` defaults to the contract's 60; benchmarks may raise it.
+ * Builds the rate limiter. `limit` (requests per 60 s window) defaults to the contract's 60; benchmarks may raise it.
  */
-export function rateLimitMiddleware(prisma: PrismaClient, limit: number = RATE_LIMIT.limit): RequestHandler {
-  return rateLimit({
+export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIMIT.limit): RateLimiter {
+  const store = new DatabaseRateLimitStore(prisma);
+  const middleware = rateLimit({
     windowMs: RATE_LIMIT.windowSeconds * 1000,
     limit,
     standardHeaders: "draft-6",
     legacyHeaders: false,
-    store: new DatabaseRateLimitStore(prisma),
+    store,
     keyGenerator: limiterKey,
     validate: { keyGeneratorIpFallback: false },
     handler: (_req, res, _next, options) => {
@@ -69,4 +124,5 @@ export function rateLimitMiddleware(prisma: PrismaClient, limit: number = RATE_L
       );
     },
   });
+  return { middleware, store };
 }

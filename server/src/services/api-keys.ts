@@ -52,14 +52,33 @@ export async function createApiKey(
 const LAST_USED_INTERVAL_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
+/** The outcome of `authenticate`: the key's context and the rate-limit hits counted with it. */
+export interface Authenticated {
+  auth: AuthContext;
+  /** Hits in the current window, this request included, when `countHit` was given; else null. */
+  hits: number | null;
+}
+
 /**
- * Verifies a raw `x-api-key` value (spec "Authentication", CONTRACT.md "Errors").
+ * Verifies a raw `x-api-key` value (spec "Authentication", CONTRACT.md "Errors"). With `countHit`, the same database
+ * statement also counts the request against the key's rate-limit window (db/api-keys.ts `findKeyAndCountHit`), so a
+ * request costs one round trip for both; a key that fails verification is not counted.
+ * @param now the instant expiry is checked against (default: the app clock).
  * @throws ProblemError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
  */
-export async function authenticate(prisma: PrismaClient, rawKey: string | undefined, now = new Date()): Promise<AuthContext> {
+export async function authenticate(
+  prisma: PrismaClient,
+  rawKey: string | undefined,
+  now = new Date(),
+  countHit?: Omit<keys.HitToCount, "now">,
+): Promise<Authenticated> {
   if (!rawKey) throw problem("invalid_api_key", "Send your API key in the x-api-key header.");
-  const row = await keys.findKeyByHash(prisma, hashApiKey(rawKey.trim()));
-  if (!row) throw problem("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+  const keyHash = hashApiKey(rawKey.trim());
+  const found = countHit
+    ? await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now })
+    : await keys.findKeyByHash(prisma, keyHash).then((key) => (key ? { key, hits: null } : null));
+  if (!found) throw problem("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+  const row = found.key;
   if (row.revokedAt) throw problem("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
   if (row.expiresAt && row.expiresAt <= now) {
     throw problem("invalid_api_key", `The API key "${row.name}" expired at ${row.expiresAt.toISOString()}. Create a new key in Company Settings.`);
@@ -73,11 +92,14 @@ export async function authenticate(prisma: PrismaClient, rawKey: string | undefi
     await keys.touchKeyLastUsed(prisma, row.id, now, LAST_USED_INTERVAL_MS);
   }
   return {
-    keyId: row.id,
-    keyName: row.name,
-    scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
-    expiresAt: row.expiresAt,
-    company: { id: row.company.id, name: row.company.name },
+    auth: {
+      keyId: row.id,
+      keyName: row.name,
+      scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
+      expiresAt: row.expiresAt,
+      company: { id: row.company.id, name: row.company.name },
+    },
+    hits: found.hits,
   };
 }
 
