@@ -31,6 +31,8 @@ export interface BaselineOptions {
   poolSize: number;
   /** CPU core to pin the process to, or null. */
   core: number | null;
+  /** When set, run under `node --cpu-prof` writing `CPU.*.cpuprofile` files (one per thread) here (BENCH_CPU_PROF=1). */
+  cpuProfDir?: string;
 }
 
 export interface RunningBaseline {
@@ -184,7 +186,9 @@ export async function startBaseline(options: BaselineOptions): Promise<RunningBa
     BASELINE_PGLITE_DIR: options.pgliteDir ?? "",
     BASELINE_DATABASE_URL: options.databaseUrl ?? "",
   };
-  const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, "--import", "tsx", path.resolve(__filename)]);
+  // Node's default profile names (CPU.<date>.<pid>.<thread>...) keep tsx's loader thread from overwriting the main one.
+  const profArgs = options.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, ...profArgs, "--import", "tsx", path.resolve(__filename)]);
   const child: ChildProcess = spawn(cmd!, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => {

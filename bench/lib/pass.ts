@@ -206,7 +206,14 @@ export class BenchPass {
       fs.cpSync(pgliteDirOf(this.dataDir), copy, { recursive: true });
       await this.startServer("after-seed");
       if (this.has("list") || this.has("create")) {
-        this.baseline = await startBaseline({ kind: "pglite", pgliteDir: copy, companyId: this.plan.companyId, poolSize: this.o.poolSize, core: SERVER_CORE });
+        this.baseline = await startBaseline({
+          kind: "pglite",
+          pgliteDir: copy,
+          companyId: this.plan.companyId,
+          poolSize: this.o.poolSize,
+          core: SERVER_CORE,
+          ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
+        });
       }
     } else if (this.has("list") || this.has("create")) {
       this.baseline = await startBaseline({
@@ -215,6 +222,7 @@ export class BenchPass {
         companyId: this.plan.companyId,
         poolSize: this.o.poolSize,
         core: SERVER_CORE,
+        ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
       });
     }
   }

@@ -4,8 +4,8 @@
  *
  * Seeded item number `g` (1, 2, 3, ...) has a deterministic id (an RFC 4122-shaped UUID made from an MD5 of the
  * company id and `g`) and `created_at = t0 - g seconds`, so the newest-first order is g = 1, 2, 3, ... and the
- * keyset cursor of any position can be computed without asking the server. Short ids continue the pipeline's own
- * counter (`next_short_id`) exactly as the API would, so they never collide with items created later.
+ * keyset cursor of any position can be computed without asking the server. Short ids are taken from the pipeline's
+ * own sequence (`pipeline_short_id_sequence(id)`), so they never collide with items created later through the API.
  */
 import crypto from "node:crypto";
 import type { Sql } from "./db";
@@ -118,9 +118,16 @@ export async function seedItems(sql: Sql, plan: SeedPlan, from: number, to: numb
     const count = end - start;
     await sql.exec("BEGIN");
     try {
+      // Takes `count` numbers from the pipeline's short-id sequence at once (setval past them). Not atomic against
+      // concurrent creates, which is fine here: nothing else creates items while the bench seeds.
       const [counter] = await sql.query<{ prefix: string; first: number }>(
-        `UPDATE pipelines SET next_short_id = next_short_id + $2::int WHERE id = $1
-         RETURNING short_id_prefix AS prefix, next_short_id - $2::int AS first`,
+        `WITH seq AS (SELECT p.short_id_prefix AS prefix, pipeline_short_id_sequence(p.id)::regclass AS id
+                      FROM pipelines p WHERE p.id = $1)
+         SELECT seq.prefix,
+                setval(seq.id, COALESCE(pg_sequence_last_value(seq.id),
+                                        (SELECT s.seqstart - 1 FROM pg_sequence s WHERE s.seqrelid = seq.id)) + $2::int)::int
+                  - $2::int + 1 AS first
+         FROM seq`,
         [plan.pipelineId, count],
       );
       await sql.query(

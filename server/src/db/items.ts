@@ -6,6 +6,7 @@ import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import type { KeysetPosition } from "../http/keyset-cursor";
 import { ITEM_INCLUDE, type ItemRecord } from "../services/item-format";
 import { findPipelineStructure, type Db } from "./pipelines";
+import type { JsonAroundSlot } from "../services/json-slot";
 import { query } from "./sql";
 
 /**
@@ -152,7 +153,6 @@ export interface NewItem {
   pipelineId: string;
   stageId: string;
   statusId: string;
-  shortId: string;
   name: string;
   contactId: string | null;
   source: string;
@@ -165,52 +165,64 @@ export interface ItemToInsert extends NewItem {
   createdAt: Date;
 }
 
-/** The outbox event of a new item: its id (uuid v7), name and the exact JSON body to deliver. */
+/**
+ * The outbox event of a new item: its id (uuid v7), name and the exact JSON text to deliver, given around the
+ * item's `short_id` value, which the statement fills in (services/json-slot.ts).
+ */
 export interface ItemEventToInsert {
   id: string;
   type: string;
-  payload: unknown;
+  payload: JsonAroundSlot;
 }
 
 /**
  * Inserts an item (version 1), its outbox event and one pending delivery per active subscription of the company to
  * that event name, in ONE statement (data-modifying CTEs): atomic on its own, so no BEGIN/COMMIT round trips, and
- * the same outcome as an item insert + webhooks/outbox.ts `recordEvent` in one transaction. The payload is stored in
- * the `json` column as given (`JSON.stringify`), so its key order is kept. The subscriptions are read
- * `FOR KEY SHARE`, exactly as db/outbox.ts `fanOutEvent` does (an unsubscribe racing this statement either
- * committed first and is skipped, or waits and then removes the new delivery by cascade).
- * @returns how many deliveries were queued.
+ * the same outcome as an item insert + webhooks/outbox.ts `recordEvent` in one transaction.
+ * - `short_id` is `<prefix>-<n>`, n taken from the pipeline's sequence (`pipeline_short_id_sequence(id)`, migration
+ *   20261121090000_short_id_sequences) inside the statement: no row lock, never reused, a failed insert leaves a gap.
+ * - The payload is stored in the `json` column as given with the short id spliced in, so its key order is kept.
+ * - The subscriptions are read `FOR KEY SHARE`, exactly as db/outbox.ts `fanOutEvent` does (an unsubscribe racing
+ *   this statement either committed first and is skipped, or waits and then removes the new delivery by cascade).
+ * @returns the item's short id and how many deliveries were queued; `shortId` null (and nothing written) when the
+ * pipeline is not the company's.
  * @throws the database error when a constraint fails (nothing is written then).
  */
-export async function insertItemWithEvent(prisma: PrismaClient, item: ItemToInsert, event: ItemEventToInsert): Promise<number> {
-  const rows = await query<{ deliveries: number }>(
+export async function insertItemWithEvent(
+  prisma: PrismaClient,
+  item: ItemToInsert,
+  event: ItemEventToInsert,
+): Promise<{ shortId: string | null; deliveries: number }> {
+  const rows = await query<{ short_id: string | null; deliveries: number }>(
     prisma,
-    `WITH new_item AS (
+    `WITH short AS (
+       SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
+       FROM pipelines p WHERE p.id = $3 AND p.company_id = $2
+     ), new_item AS (
        INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata,
          version, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, 1, $11::timestamptz, $11::timestamptz)
-       RETURNING id
+       SELECT $1, $2, $3, $4, $5, short.short_id, $6, $7, $8, $9::jsonb, 1, $10::timestamptz, $10::timestamptz FROM short
+       RETURNING id, short_id
      ), new_event AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT $12, $2, $13, new_item.id, $14::json FROM new_item
+       SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item
        RETURNING id, seq
      ), subscribers AS (
        SELECT id FROM webhook_subscriptions
-       WHERE company_id = $2 AND event = $13 AND disabled_at IS NULL
+       WHERE company_id = $2 AND event = $12 AND disabled_at IS NULL
        FOR KEY SHARE
      ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
        SELECT gen_random_uuid()::text, new_event.id, subscribers.id, new_event.seq FROM new_event CROSS JOIN subscribers
        RETURNING id
      )
-     SELECT (SELECT count(*) FROM queued)::int AS deliveries`,
+     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
     [
       item.id,
       item.companyId,
       item.pipelineId,
       item.stageId,
       item.statusId,
-      item.shortId,
       item.name,
       item.contactId,
       item.source,
@@ -218,10 +230,11 @@ export async function insertItemWithEvent(prisma: PrismaClient, item: ItemToInse
       item.createdAt,
       event.id,
       event.type,
-      JSON.stringify(event.payload),
+      event.payload.before,
+      event.payload.after,
     ],
   );
-  return Number(rows[0]?.deliveries ?? 0);
+  return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
 }
 
 /** The columns an item update may change. */

@@ -2,7 +2,8 @@
  * Data access for pipelines, stages and statuses (tables `pipelines`, `stages`, `statuses`).
  * Every pipeline lookup is scoped to a company, so another tenant's ids read as unknown (CONTRACT "Errors", 404).
  * Functions take either the client or a transaction client, so services can call them inside `$transaction`; the
- * hot-path ones (`takeShortIdNumber`, the pipeline-structure cache) run raw SQL (db/sql.ts).
+ * hot-path one (the pipeline-structure cache) runs raw SQL (db/sql.ts). A pipeline's short-id counter is its
+ * sequence `pipeline_short_id_sequence(id)`, taken by db/items.ts `insertItemWithEvent`.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { query, queryIn } from "./sql";
@@ -73,24 +74,6 @@ export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | nul
     orderBy: [{ position: "asc" }, { id: "asc" }],
     select: NAMED_SELECT,
   });
-}
-
-/**
- * Takes the next number of the pipeline's `short_id` counter (CONTRACT: per-pipeline counter, never reused) with
- * one autocommitted `UPDATE ... RETURNING` (raw SQL, db/sql.ts), outside the item's statement: the row lock lasts
- * one statement, so concurrent creates in one pipeline do not queue behind each other. A create that fails after
- * this leaves a gap; a number is never handed out twice.
- * @returns the pipeline's prefix and the number taken; null when the pipeline no longer exists.
- */
-export async function takeShortIdNumber(prisma: PrismaClient, pipelineId: string): Promise<{ prefix: string; number: number } | null> {
-  const rows = await query<{ prefix: string; number: number }>(
-    prisma,
-    `UPDATE pipelines SET next_short_id = next_short_id + 1 WHERE id = $1
-     RETURNING short_id_prefix AS prefix, next_short_id - 1 AS number`,
-    [pipelineId],
-  );
-  const row = rows[0];
-  return row ? { prefix: row.prefix, number: Number(row.number) } : null;
 }
 
 /** A stage with the statuses it offers, in order (the first is the default status). */
@@ -169,8 +152,8 @@ export async function loadPipelineStructure(
  *
  * Why caching is safe: a pipeline, its stages, statuses and blueprint never change once stored. Nothing in the
  * server updates or deletes them: the external API only reads pipelines (spec "Pipelines"), and the admin side only
- * imports new ones (db/pipeline-import.ts, one transaction); the only write to `pipelines` is the short-id counter,
- * which is not cached. Deleting a company cascades to its pipelines, but also to its API keys, so no request can
+ * imports new ones (db/pipeline-import.ts, one transaction); the short-id counter is a sequence, not a column.
+ * Deleting a company cascades to its pipelines, but also to its API keys, so no request can
  * reach them afterwards. Every hit checks `company_id`, so one company never sees another's pipeline.
  */
 export const PIPELINE_CACHE_SIZE = 1000;

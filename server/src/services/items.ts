@@ -24,7 +24,11 @@ import { recordEvent } from "../webhooks/outbox";
 import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
 import { checkMetadata, mergeMetadata } from "./item-metadata";
 import { resolvePlacement } from "./item-placement";
+import { jsonAroundSlot, newSlotPlaceholder } from "./json-slot";
 import { failuresOf, invalidReference } from "./references";
+
+/** Stands in for `short_id` in a new item's event payload until the insert statement takes the number. */
+const SHORT_ID_SLOT = newSlotPlaceholder("short_id");
 
 /**
  * Spec "Items" (GET /items/{item_id}): the company's item in the Item format.
@@ -58,8 +62,8 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
 /**
  * Spec "Items" (POST /items) + CONTRACT "Responses" and "Pipelines, blueprints, transitions": creates an item in
  * the given pipeline and stage, in `status_id` or else the stage's first status, with `source` defaulting to `api`,
- * `version` 1 and `short_id` `${prefix}-${n}` from the pipeline's counter (taken first, autocommitted). Validation
- * reads the cached pipeline structure (db/pipelines.ts `findPipelineStructure`). The item, its `item.created`
+ * `version` 1 and `short_id` `${prefix}-${n}`, n from the pipeline's sequence, taken by the insert statement.
+ * Validation reads the cached pipeline structure (db/pipelines.ts `findPipelineStructure`). The item, its `item.created`
  * outbox event (payload = the returned Item) and the event's deliveries are written in ONE atomic statement
  * (db/items.ts `insertItemWithEvent`); the dispatcher is woken afterwards. Id (uuid v7) and timestamps come from
  * the app.
@@ -81,15 +85,10 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
   const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
   if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
 
-  const counter = await pipelines.takeShortIdNumber(ctx.prisma, pipeline.id);
-  if (!counter) {
-    await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
-    throw unknownPipeline(input.pipeline_id);
-  }
   const now = new Date();
   const record: ItemRecord = {
     id: uuidv7(now.getTime()),
-    shortId: `${counter.prefix}-${counter.number}`,
+    shortId: SHORT_ID_SLOT,
     name: input.name,
     contactId: input.contact_id ?? null,
     source: input.source ?? DEFAULT_ITEM_SOURCE,
@@ -102,7 +101,7 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
     status: placement.value.status,
   };
   const created = toItemResponse(record);
-  await items.insertItemWithEvent(
+  const { shortId } = await items.insertItemWithEvent(
     ctx.prisma,
     {
       id: record.id,
@@ -110,15 +109,20 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
       pipelineId: pipeline.id,
       stageId: record.stage.id,
       statusId: record.status.id,
-      shortId: record.shortId,
       name: record.name,
       contactId: record.contactId,
       source: record.source ?? DEFAULT_ITEM_SOURCE,
       metadata: metadata.value,
       createdAt: now,
     },
-    { id: uuidv7(now.getTime()), type: "item.created", payload: created },
+    { id: uuidv7(now.getTime()), type: "item.created", payload: jsonAroundSlot(created, SHORT_ID_SLOT) },
   );
+  if (shortId === null) {
+    // The pipeline went away after the cached structure was read: forget the copy and answer as for an unknown one.
+    await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
+    throw unknownPipeline(input.pipeline_id);
+  }
+  created.short_id = shortId;
   ctx.eventsCommitted();
   return created;
 }
