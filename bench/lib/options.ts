@@ -56,6 +56,7 @@ a plain --quick run writes quick.md; any customised run (--only, --sizes, --dura
 
 Environment: DATABASE_URL=postgresql://... enables the PostgreSQL pass (a fresh schema bench_* is created and
 dropped); BENCH_CPU_PROF=1 runs the server under node --cpu-prof and adds the hottest functions to the report;
+BENCH_SERVER_NODE_ARGS adds node flags to the server (e.g. "--trace-gc", output in the kept server log);
 BENCH_MEM_PROBE=1 preloads bench/lib/memory-probe.cjs into the server and reports what its peak RSS is made of.`;
 
 function positive(name: string, raw: string | undefined, integer = true): number {

@@ -94,6 +94,8 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${options.label}-${Date.now()}.cpuprofile`);
   }
   if (options.memProbeFile) nodeArgs.push("--require", path.join(__dirname, "memory-probe.cjs"));
+  // Extra node flags for experiments (e.g. BENCH_SERVER_NODE_ARGS="--trace-gc"; output lands in the server log).
+  nodeArgs.push(...(process.env.BENCH_SERVER_NODE_ARGS ?? "").split(/\s+/).filter(Boolean));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...(options.memProbeFile ? { BENCH_MEM_FILE: options.memProbeFile } : {}),

@@ -23,6 +23,9 @@ export function createApp(ctx: AppContext): Express {
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
   app.set("json spaces", 0);
+  // No ETags: the API offers no conditional requests (spec), and hashing every body (47 KiB for a page of 100
+  // items) cost about 3% of the list endpoint's CPU.
+  app.set("etag", false);
   app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });

@@ -103,6 +103,7 @@ export async function findKeyAndCountHit(
      )
      SELECT k.*, (SELECT hits FROM hit) AS hits FROM k`,
     [keyHash, hit.keyPrefix, hit.windowStart, hit.now],
+    { name: "find-key-and-count-hit" },
   );
   if (!row) return null;
   return { key: toKeyWithCompany(row), hits: row.hits == null ? null : Number(row.hits) };

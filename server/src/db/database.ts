@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "../generated/prisma/client";
-import { registerSqlRunner, type SqlRunner } from "./sql";
+import { registerSqlRunner, type QueryOptions, type SqlRunner } from "./sql";
 
 export type DatabaseKind = "pglite" | "postgres";
 
@@ -88,8 +88,8 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   const sql: SqlRunner = {
-    query: async <T>(text: string, params: readonly unknown[] = []) =>
-      (await pool.query(text, params as unknown[])).rows as T[],
+    query: async <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) =>
+      (await pool.query({ text, values: params as unknown[], ...(options?.name ? { name: options.name } : {}) })).rows as T[],
   };
   registerSqlRunner(prisma, sql);
   let closed = false;

@@ -5,7 +5,7 @@
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import type { KeysetPosition } from "../http/keyset-cursor";
 import { ITEM_INCLUDE, type ItemRecord } from "../services/item-format";
-import { findPipelineStructure, type Db } from "./pipelines";
+import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "../services/json-slot";
 import { query } from "./sql";
 
@@ -17,10 +17,9 @@ export function findItem(db: Db, companyId: string, itemId: string): Promise<Ite
   return db.item.findFirst({ where: { id: itemId, companyId }, include: ITEM_INCLUDE });
 }
 
-/** An item row joined to its pipeline, stage and status names (the raw-SQL reads below). */
-interface ItemJoinRow {
+/** An item row as the raw-SQL reads below select it. */
+interface ItemRow {
   id: string;
-  company_id: string;
   pipeline_id: string;
   stage_id: string;
   status_id: string;
@@ -33,54 +32,70 @@ interface ItemJoinRow {
   /** Milliseconds since the epoch (float8): cheaper to turn into a Date than parsing timestamp text. */
   created_ms: number;
   updated_ms: number;
-  pipeline_name: string;
-  stage_name: string;
-  status_name: string;
 }
 
-const ITEM_JOIN_SELECT = `SELECT i.id, i.company_id, i.pipeline_id, i.stage_id, i.status_id, i.short_id, i.name, i.contact_id,
-    i.source, i.metadata, i.version,
-    (extract(epoch FROM i.created_at) * 1000)::float8 AS created_ms, (extract(epoch FROM i.updated_at) * 1000)::float8 AS updated_ms,
-    p.name AS pipeline_name, st.name AS stage_name, su.name AS status_name
-  FROM items i
-  JOIN pipelines p ON p.id = i.pipeline_id
-  JOIN stages st ON st.id = i.stage_id
-  JOIN statuses su ON su.id = i.status_id`;
-
 /**
- * Turns joined rows into `ItemRecord`s. The blueprint comes from the pipeline-structure cache (one object per
- * pipeline, so `readBlueprint` parses it once), not from every row.
+ * The item columns, without joins: pipeline, stage and status names come from the cached pipeline structure
+ * (db/pipelines.ts `findPipelineStructure`; structures never change once stored).
  */
-async function toItemRecords(prisma: PrismaClient, rows: ItemJoinRow[]): Promise<ItemRecord[]> {
-  const blueprints = new Map<string, unknown>();
-  for (const row of rows) {
-    if (blueprints.has(row.pipeline_id)) continue;
-    const structure = await findPipelineStructure(prisma, row.company_id, row.pipeline_id);
-    blueprints.set(row.pipeline_id, structure?.blueprint ?? {});
+const ITEM_SELECT = `SELECT i.id, i.pipeline_id, i.stage_id, i.status_id, i.short_id, i.name, i.contact_id, i.source,
+    i.metadata, i.version,
+    (extract(epoch FROM i.created_at) * 1000)::float8 AS created_ms, (extract(epoch FROM i.updated_at) * 1000)::float8 AS updated_ms
+  FROM items i`;
+
+/**
+ * Turns item rows of company `companyId` into `ItemRecord`s, with the names and blueprint of each row's pipeline
+ * from the pipeline-structure cache (one lookup per pipeline on the page, so `readBlueprint` parses a blueprint
+ * once). A stage or status the cached copy lacks (impossible while structures are immutable) re-reads it once.
+ * @throws Error when a row's pipeline, stage or status cannot be found even after re-reading (corrupt data).
+ */
+async function toItemRecords(prisma: PrismaClient, companyId: string, rows: ItemRow[]): Promise<ItemRecord[]> {
+  const structures = new Map<string, PipelineStructure>();
+  const records: ItemRecord[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    let structure = structures.get(row.pipeline_id);
+    if (!structure || !structureNames(structure).has(row.status_id) || !structureNames(structure).has(row.stage_id)) {
+      structure = (await findPipelineStructure(prisma, companyId, row.pipeline_id)) ?? undefined;
+      if (structure && !(structureNames(structure).has(row.stage_id) && structureNames(structure).has(row.status_id))) {
+        structure = (await refreshPipelineStructure(prisma, companyId, row.pipeline_id)) ?? undefined;
+      }
+      if (!structure) throw new Error(`item ${row.id}: pipeline ${row.pipeline_id} not found`);
+      structures.set(row.pipeline_id, structure);
+    }
+    const names = structureNames(structure);
+    const stageName = names.get(row.stage_id);
+    const statusName = names.get(row.status_id);
+    if (stageName === undefined || statusName === undefined) {
+      throw new Error(`item ${row.id}: stage ${row.stage_id} or status ${row.status_id} not in pipeline ${row.pipeline_id}`);
+    }
+    records[i] = {
+      id: row.id,
+      shortId: row.short_id,
+      name: row.name,
+      contactId: row.contact_id,
+      source: row.source,
+      metadata: row.metadata,
+      version: Number(row.version),
+      createdAt: new Date(Number(row.created_ms)),
+      updatedAt: new Date(Number(row.updated_ms)),
+      pipeline: { id: row.pipeline_id, name: structure.name, blueprint: structure.blueprint },
+      stage: { id: row.stage_id, name: stageName },
+      status: { id: row.status_id, name: statusName },
+    };
   }
-  return rows.map((row) => ({
-    id: row.id,
-    shortId: row.short_id,
-    name: row.name,
-    contactId: row.contact_id,
-    source: row.source,
-    metadata: row.metadata,
-    version: Number(row.version),
-    createdAt: new Date(Number(row.created_ms)),
-    updatedAt: new Date(Number(row.updated_ms)),
-    pipeline: { id: row.pipeline_id, name: row.pipeline_name, blueprint: blueprints.get(row.pipeline_id) },
-    stage: { id: row.stage_id, name: row.stage_name },
-    status: { id: row.status_id, name: row.status_name },
-  }));
+  return records;
 }
 
 /**
- * The company's item `itemId` with its pipeline, stage and status names (one raw SELECT with JOINs, db/sql.ts),
- * or null when unknown or another company's.
+ * The company's item `itemId` with its pipeline, stage and status names (one raw SELECT, db/sql.ts; names from the
+ * cached pipeline structure), or null when unknown or another company's.
  */
 export async function readItem(prisma: PrismaClient, companyId: string, itemId: string): Promise<ItemRecord | null> {
-  const rows = await query<ItemJoinRow>(prisma, `${ITEM_JOIN_SELECT} WHERE i.id = $1 AND i.company_id = $2`, [itemId, companyId]);
-  const [record] = await toItemRecords(prisma, rows);
+  const rows = await query<ItemRow>(prisma, `${ITEM_SELECT} WHERE i.id = $1 AND i.company_id = $2`, [itemId, companyId], {
+    name: "read-item",
+  });
+  const [record] = await toItemRecords(prisma, companyId, rows);
   return record ?? null;
 }
 
@@ -116,11 +131,11 @@ export interface ItemListFilter {
 }
 
 /**
- * One page of the company's items, newest first (`created_at` desc, id desc), in one raw SELECT joined to the
- * pipeline, stage and status names (db/sql.ts). The page position is a keyset condition on (created_at, id); the
+ * One page of the company's items, newest first (`created_at` desc, id desc), in one raw SELECT (db/sql.ts), with
+ * pipeline, stage and status names from the cached pipeline structures. The page position is a keyset condition on (created_at, id); the
  * extra `created_at <= cursor` bound lets PostgreSQL start the index range scan on
  * (company_id, created_at desc, id desc) at the cursor, so a page costs the same at any depth. Every value is a
- * bound parameter.
+ * bound parameter; the statement is prepared once per filter combination (db/sql.ts `QueryOptions.name`).
  */
 export async function listItems(prisma: PrismaClient, filter: ItemListFilter): Promise<ItemRecord[]> {
   const params: unknown[] = [filter.companyId];
@@ -139,12 +154,17 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
     where.push(`i.created_at <= ${at}::timestamptz`);
     where.push(`(i.created_at < ${at}::timestamptz OR (i.created_at = ${at}::timestamptz AND i.id < ${id}))`);
   }
-  const rows = await query<ItemJoinRow>(
+  // One prepared statement per combination of filters: the text depends only on which filters are present.
+  const shape = [filter.pipelineId, filter.stageId, filter.statusId, filter.createdAfter, filter.after]
+    .map((f) => (f === undefined ? "0" : "1"))
+    .join("");
+  const rows = await query<ItemRow>(
     prisma,
-    `${ITEM_JOIN_SELECT} WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${param(filter.take)}::int`,
+    `${ITEM_SELECT} WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${param(filter.take)}::int`,
     params,
+    { name: `list-items-${shape}` },
   );
-  return toItemRecords(prisma, rows);
+  return toItemRecords(prisma, filter.companyId, rows);
 }
 
 /** The columns of a new item. */
@@ -233,6 +253,7 @@ export async function insertItemWithEvent(
       event.payload.before,
       event.payload.after,
     ],
+    { name: "insert-item-with-event" },
   );
   return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
 }

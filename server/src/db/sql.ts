@@ -17,7 +17,17 @@ export interface SqlRunner {
    * @returns its rows (empty for statements without RETURNING).
    * @throws the driver's error (e.g. a constraint violation), unchanged.
    */
-  query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
+  query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
+}
+
+/** Per-statement options of `SqlRunner.query`. */
+export interface QueryOptions {
+  /**
+   * Runs the statement as a named prepared statement on PostgreSQL: parsed once per pooled connection, and planned
+   * once when PostgreSQL's plan cache finds a generic plan as good. For hot statements whose plan does not depend
+   * on the parameter values. A name must always go with the same text. PGlite ignores it.
+   */
+  name?: string;
 }
 
 const runners = new WeakMap<PrismaClient, SqlRunner>();
@@ -38,13 +48,18 @@ export function sqlOf(prisma: PrismaClient): SqlRunner {
 }
 
 /** Runs one statement on the database of `prisma`; see `SqlRunner.query`. */
-export function query<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = []): Promise<T[]> {
-  return sqlOf(prisma).query<T>(text, params);
+export function query<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
+  return sqlOf(prisma).query<T>(text, params, options);
 }
 
 /** Like `query`, for statements that return at most one row: that row, or null. */
-export async function queryOne<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = []): Promise<T | null> {
-  const rows = await sqlOf(prisma).query<T>(text, params);
+export async function queryOne<T>(
+  prisma: PrismaClient,
+  text: string,
+  params: readonly unknown[] = [],
+  options?: QueryOptions,
+): Promise<T | null> {
+  const rows = await sqlOf(prisma).query<T>(text, params, options);
   return rows[0] ?? null;
 }
 
