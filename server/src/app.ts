@@ -26,7 +26,11 @@ export function createApp(ctx: AppContext): Express {
   // No ETags: the API offers no conditional requests (spec), and hashing every body (47 KiB for a page of 100
   // items) cost about 3% of the list endpoint's CPU.
   app.set("etag", false);
-  app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
+  // pino-http writes one info-level line per request; below info (e.g. LOG_LEVEL=warn) it would write nothing yet
+  // still cost a child logger per request, so it is mounted only when its lines are wanted.
+  if (ctx.logger.isLevelEnabled("info")) {
+    app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
+  }
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });

@@ -3,6 +3,7 @@
  * object every endpoint, event delivery and sample returns, so they can never drift apart.
  */
 import { BlueprintSchema, type Blueprint, type Item } from "@stageline/shared";
+import { toIsoTimestamp } from "./iso-timestamp";
 
 /** A stored item with the names of its pipeline, stage and status (the shape `ITEM_INCLUDE` loads). */
 export interface ItemRecord {
@@ -67,8 +68,8 @@ export function toItemResponse(row: ItemRecord): Item {
   for (const field of readBlueprint(row.pipeline.blueprint).custom_fields ?? []) {
     item[field.key] = metadata[field.key] ?? null;
   }
-  item.created_at = row.createdAt.toISOString();
-  item.updated_at = row.updatedAt.toISOString();
+  item.created_at = toIsoTimestamp(row.createdAt);
+  item.updated_at = toIsoTimestamp(row.updatedAt);
   item.version = row.version;
   return item as Item;
 }

@@ -3,6 +3,7 @@
  * every task endpoint, task event payload and the task sample return, so they can never drift apart.
  */
 import type { Task, TaskPriority, TaskType } from "@stageline/shared";
+import { toIsoTimestamp } from "./iso-timestamp";
 
 /** The stored columns `toTaskResponse` reads (a row of table `tasks`, or a synthetic sample row). */
 export interface TaskRecord {
@@ -34,18 +35,18 @@ export function toTaskResponse(row: TaskRecord): Task {
     task_id: row.id,
     title: row.title,
     description: row.description,
-    due_at: row.dueAt.toISOString(),
+    due_at: toIsoTimestamp(row.dueAt),
     priority: row.priority as TaskPriority,
     is_completed: row.isCompleted,
     task_type: row.taskType as TaskType,
     assigned_to: row.assignedTo,
     created_by: row.createdBy,
     item_id: row.itemId,
-    completed_at: row.completedAt ? row.completedAt.toISOString() : null,
+    completed_at: row.completedAt ? toIsoTimestamp(row.completedAt) : null,
     notes: row.notes,
     duration_minutes: row.durationMinutes,
     reminder_minutes: row.reminderMinutes,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: toIsoTimestamp(row.createdAt),
+    updated_at: toIsoTimestamp(row.updatedAt),
   };
 }
