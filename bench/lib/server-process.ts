@@ -1,5 +1,6 @@
 /**
- * Runs the built Stageline server (`node server/dist/main.js`) as a child process for the benchmark: fresh data
+ * Runs the built Stageline server as `npm start` does (`node <SERVER_NODE_FLAGS> server/dist/main.js`, see
+ * server/src/runtime-flags.ts) as a child process for the benchmark: fresh data
  * directory or PostgreSQL schema, ephemeral port, rate limit raised through RATE_LIMIT_PER_MINUTE (the limiter and
  * its database counter stay on), pinned to one core with `taskset` when available. With `cpuProfDir` the child runs
  * under `node --cpu-prof` and writes a `.cpuprofile` there when it stops.
@@ -7,6 +8,7 @@
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { SERVER_NODE_FLAGS } from "../../server/src/runtime-flags";
 
 export const REPO_ROOT = path.resolve(__dirname, "../..");
 export const SERVER_ENTRY = path.join(REPO_ROOT, "server/dist/main.js");
@@ -108,7 +110,7 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else delete env.DATABASE_URL;
-  const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, ...nodeArgs, SERVER_ENTRY]);
+  const [cmd, ...args] = pinnedCommand(options.core, [process.execPath, ...SERVER_NODE_FLAGS, ...nodeArgs, SERVER_ENTRY]);
   const child: ChildProcess = spawn(cmd!, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const log = fs.createWriteStream(options.logFile, { flags: "a" });
   child.stdout!.pipe(log, { end: false });

@@ -16,6 +16,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { SERVER_NODE_FLAGS } from "../../src/runtime-flags";
 
 /** The repository root (server/test/helpers -> ../../..). */
 const REPO_ROOT = path.resolve(__dirname, "..", "..", "..");
@@ -120,7 +121,7 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /**
- * Starts `node server/dist/main.js` on `store`: test mode, loopback, ephemeral port; `env` last (e.g.
+ * Starts `node <SERVER_NODE_FLAGS> server/dist/main.js` (as `npm start` does) on `store`: test mode, loopback, ephemeral port; `env` last (e.g.
  * `WEBHOOK_LEASE_MS`, `RATE_LIMIT_PER_MINUTE`, `LOG_LEVEL`). Dispatcher and rate-limit variables of the test
  * process itself are not passed on. Resolves once the process printed `Stageline listening on <url> (database: ...)`.
  * @throws when the process exits or stays silent for 30 s, or reports another database kind than the store's; the
@@ -137,7 +138,7 @@ export async function startServerProcess(store: ServerStore, env: Record<string,
   if (store.databaseUrl) childEnv.DATABASE_URL = store.databaseUrl;
   Object.assign(childEnv, env);
 
-  const child = spawn(process.execPath, [SERVER_MAIN], { cwd: REPO_ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, SERVER_MAIN], { cwd: REPO_ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   child.once("exit", () => running.delete(child));
   let output = "";
