@@ -96,6 +96,19 @@ describe("items: update", () => {
       });
     });
 
+    it("re-applies racing updates without a version until each has landed once (8 at once, 8 events)", async () => {
+      const item = await newItem();
+      const names = Array.from({ length: 8 }, (_, i) => `Racer ${i}`);
+      const results = await Promise.all(names.map((name) => patch(item.item_id, { name })));
+      expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+      expect(results.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+      const events = await t.server.ctx.prisma.webhookEvent.findMany({
+        where: { resourceId: item.item_id, type: "item.updated" },
+        orderBy: { seq: "asc" },
+      });
+      expect(events.map((e) => (e.payload as { version: number }).version)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    });
+
     it("returns the item unchanged for a PATCH that changes nothing: no new version, no event", async () => {
       const item = await newItem({ metadata: { email: "same@example.com" } });
       const res = await patch(item.item_id, { name: "Acme", stage_id: stage(0).id, metadata: { email: "same@example.com" }, version: 1 });

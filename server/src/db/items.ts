@@ -9,14 +9,6 @@ import { findPipelineStructure, refreshPipelineStructure, structureNames, type D
 import type { JsonAroundSlot } from "../services/json-slot";
 import { query } from "./sql";
 
-/**
- * The company's item `itemId` with its pipeline, stage and status names, or null when unknown or another company's.
- * Prisma version for use inside an interactive transaction; outside one, `readItem` is the fast path.
- */
-export function findItem(db: Db, companyId: string, itemId: string): Promise<ItemRecord | null> {
-  return db.item.findFirst({ where: { id: itemId, companyId }, include: ITEM_INCLUDE });
-}
-
 /** An item row as the raw-SQL reads below select it. */
 interface ItemRow {
   id: string;
@@ -103,17 +95,6 @@ export async function readItem(prisma: PrismaClient, companyId: string, itemId: 
 export function findItemsByIds(db: Db, companyId: string, itemIds: string[]): Promise<ItemRecord[]> {
   if (itemIds.length === 0) return Promise.resolve([]);
   return db.item.findMany({ where: { id: { in: itemIds }, companyId }, include: ITEM_INCLUDE });
-}
-
-/**
- * Locks the company's item `itemId` (`SELECT ... FOR UPDATE`) until the transaction ends, so concurrent updates of
- * one item run one after the other and each sees the version the previous one wrote.
- * @returns false when the item is unknown or another company's.
- */
-export async function lockItem(tx: Prisma.TransactionClient, companyId: string, itemId: string): Promise<boolean> {
-  const rows = await tx.$queryRaw<{ id: string }[]>`
-    SELECT id FROM items WHERE id = ${itemId} AND company_id = ${companyId} FOR UPDATE`;
-  return rows.length > 0;
 }
 
 /** Filters and page position of an item list (spec "Items" list query, CONTRACT "Lists"). */
@@ -258,40 +239,81 @@ export async function insertItemWithEvent(
   return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
 }
 
-/** The columns an item update may change. */
-export interface ItemChanges {
-  name?: string;
-  stageId?: string;
-  statusId?: string;
-  contactId?: string | null;
-  source?: string;
-  metadata?: Record<string, unknown>;
+/** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */
+export interface ItemColumns {
+  name: string;
+  stageId: string;
+  statusId: string;
+  contactId: string | null;
+  source: string | null;
+  metadata: unknown;
+}
+
+/** An outbox event of an item change: its id (uuid v7), name and the exact JSON body to deliver. */
+export interface ItemChangeEvent {
+  id: string;
+  type: string;
+  payload: unknown;
 }
 
 /**
- * Applies `changes` to item `itemId` only if its version is still `expectedVersion`, incrementing the version and
- * setting `updated_at` (optimistic locking: `UPDATE ... WHERE id = ? AND version = ?`).
- * @returns the updated item, or null when no row had that version (a concurrent writer got there first).
+ * Optimistic locking (spec "Items", PATCH with `version`; CONTRACT "Events and deliveries"): stores `columns` on
+ * the company's item `itemId` only if its version is still `expectedVersion`, with `version + 1` and
+ * `updated_at = updatedAt`, and in the SAME statement writes `events` (in this order, so their `seq` follows it)
+ * with one pending delivery per active subscription of the company to each event's name, read `FOR KEY SHARE` as
+ * db/outbox.ts `fanOutEvent` does. One atomic statement: no transaction round trips, no row held locked while the
+ * app works. Event payloads are stored as given (`JSON.stringify`, key order kept).
+ * @returns false (and nothing written) when the item does not have that version any more, or does not exist.
+ * @throws the database error when a constraint fails (nothing is written then).
  */
-export async function updateItemAtVersion(
-  tx: Prisma.TransactionClient,
-  itemId: string,
-  expectedVersion: number,
-  changes: ItemChanges,
-  now: Date,
-): Promise<ItemRecord | null> {
-  const { metadata, ...columns } = changes;
-  const { count } = await tx.item.updateMany({
-    where: { id: itemId, version: expectedVersion },
-    data: {
-      ...columns,
-      ...(metadata !== undefined ? { metadata: metadata as Prisma.InputJsonObject } : {}),
-      version: { increment: 1 },
-      updatedAt: now,
-    },
-  });
-  if (count === 0) return null;
-  return tx.item.findUnique({ where: { id: itemId }, include: ITEM_INCLUDE });
+export async function updateItemWithEvents(
+  prisma: PrismaClient,
+  item: { id: string; companyId: string; expectedVersion: number; updatedAt: Date },
+  columns: ItemColumns,
+  events: ItemChangeEvent[],
+): Promise<boolean> {
+  const rows = await query<{ updated: number }>(
+    prisma,
+    `WITH updated AS (
+       UPDATE items SET name = $4, stage_id = $5, status_id = $6, contact_id = $7, source = $8, metadata = $9::jsonb,
+         version = version + 1, updated_at = $10::timestamptz
+       WHERE id = $1 AND company_id = $2 AND version = $3
+       RETURNING id
+     ), new_events AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+       SELECT e.id, $2, e.type, updated.id, e.payload::json
+       FROM updated CROSS JOIN unnest($11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS e(id, type, payload, n)
+       ORDER BY e.n
+       RETURNING id, type, seq
+     ), subscribers AS (
+       SELECT id, event FROM webhook_subscriptions
+       WHERE company_id = $2 AND event = ANY($12::text[]) AND disabled_at IS NULL
+       FOR KEY SHARE
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
+       SELECT gen_random_uuid()::text, new_events.id, subscribers.id, new_events.seq
+       FROM new_events JOIN subscribers ON subscribers.event = new_events.type
+       RETURNING id
+     )
+     SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM queued)::int AS deliveries`,
+    [
+      item.id,
+      item.companyId,
+      item.expectedVersion,
+      columns.name,
+      columns.stageId,
+      columns.statusId,
+      columns.contactId,
+      columns.source,
+      JSON.stringify(columns.metadata ?? {}),
+      item.updatedAt,
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => JSON.stringify(e.payload)),
+    ],
+    { name: "update-item-with-events" },
+  );
+  return Number(rows[0]?.updated ?? 0) > 0;
 }
 
 /** Built-in item columns duplicate detection can compare (shared DUPLICATE_DETECTION_BUILT_IN_FIELDS). */

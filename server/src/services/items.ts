@@ -15,12 +15,10 @@ import {
 import type { AppContext } from "../context";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as items from "../db/items";
-import type { ItemChanges } from "../db/items";
 import * as pipelines from "../db/pipelines";
 import { decodeKeysetCursor } from "../http/keyset-cursor";
 import { notFound, problem } from "../http/problem";
 import { uuidv7 } from "../db/webhook-dispatch";
-import { recordEvent } from "../webhooks/outbox";
 import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
 import { checkMetadata, mergeMetadata } from "./item-metadata";
 import { resolvePlacement } from "./item-placement";
@@ -29,6 +27,9 @@ import { failuresOf, invalidReference } from "./references";
 
 /** Stands in for `short_id` in a new item's event payload until the insert statement takes the number. */
 const SHORT_ID_SLOT = newSlotPlaceholder("short_id");
+
+/** How often `updateItem` re-applies an update without `version` that lost a race before answering 409. */
+const UPDATE_ATTEMPTS = 10;
 
 /**
  * Spec "Items" (GET /items/{item_id}): the company's item in the Item format.
@@ -139,7 +140,10 @@ function unknownPipeline(pipelineId: string) {
 
 /**
  * Spec "Items" (PATCH /items/{item_id}) + CONTRACT "Responses", "Pipelines, blueprints, transitions" and
- * "Events and deliveries". The item is locked for the transaction, so concurrent updates apply one after another.
+ * "Events and deliveries". Optimistic concurrency, no transaction: the item is read, the change computed, and one
+ * statement stores it only if the version is still the one read, together with its events (db/items.ts
+ * `updateItemWithEvents`). When another writer got there first, a request without `version` is applied again on
+ * the newer item (up to `UPDATE_ATTEMPTS` times), so concurrent updates apply one after another and none is lost.
  * - `version`, when given, must equal the current version.
  * - `stage_id` must be a stage of the item's pipeline; moving stage without `status_id` takes the new stage's first
  *   status; `status_id` must be offered by the (new) stage.
@@ -149,78 +153,88 @@ function unknownPipeline(pipelineId: string) {
  * returns the item as it is: no new version, no event.
  * @returns the item in the Item format.
  * @throws ProblemError 404 `not_found` (unknown or another company's item); 409 `version_conflict` with
- * `current_version`; 422 `invalid_reference` listing every failing field.
+ * `current_version` (also when an update without `version` lost the race `UPDATE_ATTEMPTS` times); 422
+ * `invalid_reference` listing every failing field.
  */
 export async function updateItem(ctx: AppContext, companyId: string, itemId: string, input: ItemUpdate): Promise<Item> {
-  const result = await ctx.prisma.$transaction(async (tx) => {
-    if (!(await items.lockItem(tx, companyId, itemId))) throw notFound("Item", itemId);
-    const current = await items.findItem(tx, companyId, itemId);
+  for (let attempt = 1; ; attempt++) {
+    const current = await items.readItem(ctx.prisma, companyId, itemId);
     if (!current) throw notFound("Item", itemId);
     if (input.version !== undefined && input.version !== current.version) throw versionConflict(current, input.version);
 
     const blueprint = readBlueprint(current.pipeline.blueprint);
     const request = { stageId: input.stage_id, statusId: input.status_id };
     const at = { stage: current.stage, status: current.status };
-    let structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, current.pipeline.id, tx);
+    let structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, current.pipeline.id);
     let placement = structure ? resolvePlacement(structure, request, at) : null;
     if (!placement?.ok) {
       // Re-read once in case the cached copy predates a change (structures are immutable through the API).
-      structure = await pipelines.refreshPipelineStructure(ctx.prisma, companyId, current.pipeline.id, tx);
+      structure = await pipelines.refreshPipelineStructure(ctx.prisma, companyId, current.pipeline.id);
       if (!structure) throw notFound("Item", itemId);
       placement = resolvePlacement(structure, request, at);
     }
     const metadata = checkMetadata(blueprint, input.metadata, "update");
     if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
 
-    const changes: ItemChanges = {};
+    const next: ItemRecord = { ...current, stage: placement.value.stage, status: placement.value.status };
     const changedFields: string[] = [];
     if (input.name !== undefined && input.name !== current.name) {
-      changes.name = input.name;
+      next.name = input.name;
       changedFields.push("name");
     }
-    if (placement.value.stage.id !== current.stage.id) {
-      changes.stageId = placement.value.stage.id;
-      changedFields.push("stage");
-    }
-    if (placement.value.status.id !== current.status.id) {
-      changes.statusId = placement.value.status.id;
-      changedFields.push("status");
-    }
+    if (next.stage.id !== current.stage.id) changedFields.push("stage");
+    if (next.status.id !== current.status.id) changedFields.push("status");
     if (input.contact_id !== undefined && input.contact_id !== current.contactId) {
-      changes.contactId = input.contact_id;
+      next.contactId = input.contact_id;
       changedFields.push("contact_id");
     }
     if (input.source !== undefined && input.source !== current.source) {
-      changes.source = input.source;
+      next.source = input.source;
       changedFields.push("source");
     }
     const merged = mergeMetadata(blueprint, current.metadata, metadata.value);
     if (merged.changed.length > 0) {
-      changes.metadata = merged.metadata;
+      next.metadata = merged.metadata;
       changedFields.push(...merged.changed);
     }
-    if (changedFields.length === 0) return { item: toItemResponse(current), eventsWritten: false };
+    if (changedFields.length === 0) return toItemResponse(current);
 
-    const row = await items.updateItemAtVersion(tx, current.id, current.version, changes, new Date());
-    if (!row) {
-      // Unreachable while the row lock is held; kept so a lost update can never pass silently.
-      const latest = await items.findItem(tx, companyId, itemId);
-      throw versionConflict(latest ?? current, current.version);
-    }
-    const item = toItemResponse(row);
+    next.version = current.version + 1;
+    next.updatedAt = new Date();
+    const item = toItemResponse(next);
     const payload: ItemChangedEvent = {
       ...item,
       changed_fields: changedFields,
       previous: { stage: current.stage.name, status: current.status.name },
     };
-    await recordEvent(tx, { companyId, type: "item.updated", resourceId: row.id, payload });
-    if (changes.stageId !== undefined) {
-      await recordEvent(tx, { companyId, type: "item.stage_changed", resourceId: row.id, payload });
+    const stamp = next.updatedAt.getTime();
+    const events = [{ id: uuidv7(stamp), type: "item.updated", payload }];
+    if (next.stage.id !== current.stage.id) events.push({ id: uuidv7(stamp), type: "item.stage_changed", payload });
+    const stored = await items.updateItemWithEvents(
+      ctx.prisma,
+      { id: current.id, companyId, expectedVersion: current.version, updatedAt: next.updatedAt },
+      {
+        name: next.name,
+        stageId: next.stage.id,
+        statusId: next.status.id,
+        contactId: next.contactId,
+        source: next.source,
+        metadata: next.metadata,
+      },
+      events,
+    );
+    if (stored) {
+      ctx.eventsCommitted();
+      return item;
     }
-    return { item, eventsWritten: true };
-  });
-  if (result.eventsWritten) ctx.eventsCommitted();
-  return result.item;
+    // Another writer changed (or deleted) the item after it was read. With a `version` the client asked for that
+    // exact version: answer 409. Without one, apply the change again on top of the newer version (next attempt).
+    if (input.version !== undefined || attempt >= UPDATE_ATTEMPTS) {
+      const latest = await items.readItem(ctx.prisma, companyId, itemId);
+      if (!latest) throw notFound("Item", itemId);
+      throw versionConflict(latest, input.version ?? current.version);
+    }
+  }
 }
 
 /** CONTRACT "Errors": 409 `version_conflict` carrying `current_version`. */
