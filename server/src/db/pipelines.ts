@@ -6,7 +6,7 @@
  * sequence `pipeline_short_id_sequence(id)`, taken by db/items.ts `insertItemWithEvent`.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { query, queryIn } from "./sql";
+import { queryIn } from "./sql";
 
 /** The Prisma client or an interactive-transaction client. */
 export type Db = PrismaClient | Prisma.TransactionClient;

@@ -1,8 +1,8 @@
 /**
  * Items (spec "Items"; CONTRACT "Responses", "Lists", "Errors", "Pipelines, blueprints, transitions",
  * "Events and deliveries"): read, list, create and update, with their domain rules: references resolve within the
- * company, custom values follow the blueprint, `short_id` comes from the pipeline's counter, updates use optimistic
- * locking, and every change writes its outbox events in the same transaction.
+ * company, custom values follow the blueprint, `short_id` comes from the pipeline's sequence, updates use optimistic
+ * locking, and every change writes its outbox events in the same atomic statement as the change itself.
  */
 import {
   DEFAULT_ITEM_SOURCE,
