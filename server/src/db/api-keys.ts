@@ -55,19 +55,6 @@ function toKeyWithCompany(row: KeyWithCompanyRow): KeyWithCompany {
   };
 }
 
-/**
- * The key whose SHA-256 hash is `keyHash`, with its company; null when unknown. One raw statement (db/sql.ts) on the
- * unique `key_hash` index joined to `companies`, not a Prisma include.
- */
-export async function findKeyByHash(prisma: PrismaClient, keyHash: string): Promise<KeyWithCompany | null> {
-  const row = await queryOne<KeyWithCompanyRow>(
-    prisma,
-    `SELECT ${KEY_COLUMNS} FROM api_keys k JOIN companies c ON c.id = k.company_id WHERE k.key_hash = $1`,
-    [keyHash],
-  );
-  return row ? toKeyWithCompany(row) : null;
-}
-
 /** Where `findKeyAndCountHit` counts the request: the rate-limit counter key and its fixed window. */
 export interface HitToCount {
   /** The counter key is `keyPrefix` + the API key's id (e.g. `key:` + id, see http/rate-limit.ts). */
@@ -79,8 +66,8 @@ export interface HitToCount {
 }
 
 /**
- * Runs on every API request: looks the key up like `findKeyByHash` AND, in the same statement, counts one rate-limit
- * hit for it (the upsert of db/rate-limit.ts `incrementWindow`, data-modifying CTE), so authentication and the rate
+ * Runs on every API request: looks up the key whose SHA-256 hash is `keyHash` with its company (unique `key_hash`
+ * index joined to `companies`) AND, in the same statement, counts one rate-limit hit for it (the upsert of db/rate-limit.ts `incrementWindow`, data-modifying CTE), so authentication and the rate
  * limit cost one round trip instead of two. The hit is counted only for a usable key: not revoked, not expired at
  * `hit.now`, company subscription active (any other request is counted per client IP by the rate limiter).
  * @returns the key with its company and `hits` (the hits in the window so far, this one included; null when no hit

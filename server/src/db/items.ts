@@ -46,21 +46,18 @@ async function toItemRecords(prisma: PrismaClient, companyId: string, rows: Item
   const records: ItemRecord[] = new Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!;
-    let structure = structures.get(row.pipeline_id);
-    if (!structure || !structureNames(structure).has(row.status_id) || !structureNames(structure).has(row.stage_id)) {
-      structure = (await findPipelineStructure(prisma, companyId, row.pipeline_id)) ?? undefined;
-      if (structure && !(structureNames(structure).has(row.stage_id) && structureNames(structure).has(row.status_id))) {
-        structure = (await refreshPipelineStructure(prisma, companyId, row.pipeline_id)) ?? undefined;
-      }
-      if (!structure) throw new Error(`item ${row.id}: pipeline ${row.pipeline_id} not found`);
-      structures.set(row.pipeline_id, structure);
+    let structure = structures.get(row.pipeline_id) ?? (await findPipelineStructure(prisma, companyId, row.pipeline_id));
+    let names = structure && structureNames(structure);
+    if (!names?.has(row.stage_id) || !names.has(row.status_id)) {
+      structure = await refreshPipelineStructure(prisma, companyId, row.pipeline_id);
+      names = structure && structureNames(structure);
     }
-    const names = structureNames(structure);
-    const stageName = names.get(row.stage_id);
-    const statusName = names.get(row.status_id);
-    if (stageName === undefined || statusName === undefined) {
+    const stageName = names?.get(row.stage_id);
+    const statusName = names?.get(row.status_id);
+    if (!structure || stageName === undefined || statusName === undefined) {
       throw new Error(`item ${row.id}: stage ${row.stage_id} or status ${row.status_id} not in pipeline ${row.pipeline_id}`);
     }
+    structures.set(row.pipeline_id, structure);
     records[i] = {
       id: row.id,
       shortId: row.short_id,

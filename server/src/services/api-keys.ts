@@ -55,28 +55,26 @@ const lastTouched = new Map<string, number>();
 /** The outcome of `authenticate`: the key's context and the rate-limit hits counted with it. */
 export interface Authenticated {
   auth: AuthContext;
-  /** Hits in the current window, this request included, when `countHit` was given; else null. */
+  /** Hits in the current window, this request included (null when the key was not counted: it failed). */
   hits: number | null;
 }
 
 /**
- * Verifies a raw `x-api-key` value (spec "Authentication", CONTRACT.md "Errors"). With `countHit`, the same database
- * statement also counts the request against the key's rate-limit window (db/api-keys.ts `findKeyAndCountHit`), so a
+ * Verifies a raw `x-api-key` value (spec "Authentication", CONTRACT.md "Errors"). The same database statement also
+ * counts the request against the key's rate-limit window `countHit` (db/api-keys.ts `findKeyAndCountHit`), so a
  * request costs one round trip for both; a key that fails verification is not counted.
- * @param now the instant expiry is checked against (default: the app clock).
+ * @param now the instant expiry is checked against.
  * @throws ProblemError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
  */
 export async function authenticate(
   prisma: PrismaClient,
   rawKey: string | undefined,
-  now = new Date(),
-  countHit?: Omit<keys.HitToCount, "now">,
+  now: Date,
+  countHit: Omit<keys.HitToCount, "now">,
 ): Promise<Authenticated> {
   if (!rawKey) throw problem("invalid_api_key", "Send your API key in the x-api-key header.");
   const keyHash = hashApiKey(rawKey.trim());
-  const found = countHit
-    ? await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now })
-    : await keys.findKeyByHash(prisma, keyHash).then((key) => (key ? { key, hits: null } : null));
+  const found = await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now });
   if (!found) throw problem("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
   const row = found.key;
   if (row.revokedAt) throw problem("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
