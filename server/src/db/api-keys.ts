@@ -67,8 +67,9 @@ export interface HitToCount {
 
 /**
  * Runs on every API request: looks up the key whose SHA-256 hash is `keyHash` with its company (unique `key_hash`
- * index joined to `companies`) AND, in the same statement, counts one rate-limit hit for it (the upsert of db/rate-limit.ts `incrementWindow`, data-modifying CTE), so authentication and the rate
- * limit cost one round trip instead of two. The hit is counted only for a usable key: not revoked, not expired at
+ * index joined to `companies`) AND, in the same statement, counts one rate-limit hit for it (the upsert of
+ * db/rate-limit.ts `incrementWindow`, as a data-modifying CTE), so authentication and the rate limit cost one round
+ * trip instead of two. The hit is counted only for a usable key: not revoked, not expired at
  * `hit.now`, company subscription active (any other request is counted per client IP by the rate limiter).
  * @returns the key with its company and `hits` (the hits in the window so far, this one included; null when no hit
  * was counted), or null when the hash is unknown.

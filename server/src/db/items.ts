@@ -7,6 +7,7 @@ import type { KeysetPosition } from "../http/keyset-cursor";
 import { ITEM_INCLUDE, type ItemRecord } from "../services/item-format";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "../services/json-slot";
+import { fanOutCtes } from "./outbox";
 import { query } from "./sql";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -180,8 +181,8 @@ export interface ItemEventToInsert {
  * - `short_id` is `<prefix>-<n>`, n taken from the pipeline's sequence (`pipeline_short_id_sequence(id)`, migration
  *   20261121090000_short_id_sequences) inside the statement: no row lock, never reused, a failed insert leaves a gap.
  * - The payload is stored in the `json` column as given with the short id spliced in, so its key order is kept.
- * - The subscriptions are read `FOR KEY SHARE`, exactly as db/outbox.ts `fanOutEvent` does (an unsubscribe racing
- *   this statement either committed first and is skipped, or waits and then removes the new delivery by cascade).
+ * - The deliveries are queued by db/outbox.ts `fanOutCtes`, the same fan-out as `fanOutEvent` (subscriptions read
+ *   `FOR KEY SHARE`).
  * @returns the item's short id and how many deliveries were queued; `shortId` null (and nothing written) when the
  * pipeline is not the company's.
  * @throws the database error when a constraint fails (nothing is written then).
@@ -204,16 +205,8 @@ export async function insertItemWithEvent(
      ), new_event AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
        SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item
-       RETURNING id, seq
-     ), subscribers AS (
-       SELECT id FROM webhook_subscriptions
-       WHERE company_id = $2 AND event = $12 AND disabled_at IS NULL
-       FOR KEY SHARE
-     ), queued AS (
-       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
-       SELECT gen_random_uuid()::text, new_event.id, subscribers.id, new_event.seq FROM new_event CROSS JOIN subscribers
-       RETURNING id
-     )
+       RETURNING id, type, seq
+     ), ${fanOutCtes("new_event", "$2")}
      SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
     [
       item.id,
@@ -257,8 +250,8 @@ export interface ItemChangeEvent {
  * Optimistic locking (spec "Items", PATCH with `version`; CONTRACT "Events and deliveries"): stores `columns` on
  * the company's item `itemId` only if its version is still `expectedVersion`, with `version + 1` and
  * `updated_at = updatedAt`, and in the SAME statement writes `events` (in this order, so their `seq` follows it)
- * with one pending delivery per active subscription of the company to each event's name, read `FOR KEY SHARE` as
- * db/outbox.ts `fanOutEvent` does. One atomic statement: no transaction round trips, no row held locked while the
+ * with one pending delivery per active subscription of the company to each event's name (db/outbox.ts
+ * `fanOutCtes`). One atomic statement: no transaction round trips, no row held locked while the
  * app works. Event payloads are stored as given (`JSON.stringify`, key order kept).
  * @returns false (and nothing written) when the item does not have that version any more, or does not exist.
  * @throws the database error when a constraint fails (nothing is written then).
@@ -282,16 +275,7 @@ export async function updateItemWithEvents(
        FROM updated CROSS JOIN unnest($11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS e(id, type, payload, n)
        ORDER BY e.n
        RETURNING id, type, seq
-     ), subscribers AS (
-       SELECT id, event FROM webhook_subscriptions
-       WHERE company_id = $2 AND event = ANY($12::text[]) AND disabled_at IS NULL
-       FOR KEY SHARE
-     ), queued AS (
-       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
-       SELECT gen_random_uuid()::text, new_events.id, subscribers.id, new_events.seq
-       FROM new_events JOIN subscribers ON subscribers.event = new_events.type
-       RETURNING id
-     )
+     ), ${fanOutCtes("new_events", "$2")}
      SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM queued)::int AS deliveries`,
     [
       item.id,
