@@ -5,7 +5,7 @@
  * subscription; 403 for a missing scope; 404 for another company's ids; the endpoint's success status otherwise.
  */
 import { SCOPES, type Scope } from "@stageline/shared";
-import { startTestServer, type TestServer } from "./helpers/test-server";
+import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
 interface Fixture {
   itemId: string;
@@ -76,12 +76,7 @@ describe("access matrix", () => {
   }
 
   beforeAll(async () => {
-    process.env.RATE_LIMIT_PER_MINUTE = "100000";
-    try {
-      t = await startTestServer();
-    } finally {
-      delete process.env.RATE_LIMIT_PER_MINUTE;
-    }
+    t = await startTestServerWithRateLimit(100_000);
     other = await t.newCompany("Other Co");
     const revoked = await t.newKey();
     await t.server.ctx.prisma.apiKey.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });

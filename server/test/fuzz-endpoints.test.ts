@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { ProblemSchema } from "@stageline/shared";
-import { startTestServer, type TestServer } from "./helpers/test-server";
+import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 /** The largest error body accepted (issue 12: every error body is bounded). */
@@ -130,12 +130,7 @@ describe("fuzzing every endpoint", () => {
   let t: TestServer;
   let ids: Ids;
   beforeAll(async () => {
-    process.env.RATE_LIMIT_PER_MINUTE = "10000000";
-    try {
-      t = await startTestServer();
-    } finally {
-      delete process.env.RATE_LIMIT_PER_MINUTE;
-    }
+    t = await startTestServerWithRateLimit(10_000_000);
     const stage = t.pipeline.stages[0]!;
     const item = await t.request("POST", "/v1/ext/items", { name: "Fuzz target", pipeline_id: t.pipeline.id, stage_id: stage.id, metadata: { email: "fuzz@example.com" } });
     const task = await t.request("POST", "/v1/ext/tasks", { title: "Fuzz task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: item.body.item_id });

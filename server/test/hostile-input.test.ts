@@ -5,7 +5,7 @@
 import { request as httpRequest } from "node:http";
 import net from "node:net";
 import zlib from "node:zlib";
-import { startTestServer, type TestResponse, type TestServer } from "./helpers/test-server";
+import { startTestServer, startTestServerWithRateLimit, type TestResponse, type TestServer } from "./helpers/test-server";
 
 /** Problem bodies stay small whatever the input (issue 12: bound the size of every error body). */
 const MAX_PROBLEM_BYTES = 64 * 1024;
@@ -45,12 +45,7 @@ describe("hostile input", () => {
   let t: TestServer;
   let createBody: Record<string, unknown>;
   beforeAll(async () => {
-    process.env.RATE_LIMIT_PER_MINUTE = "100000";
-    try {
-      t = await startTestServer();
-    } finally {
-      delete process.env.RATE_LIMIT_PER_MINUTE;
-    }
+    t = await startTestServerWithRateLimit(100_000);
     const stage = t.pipeline.stages[0]!;
     createBody = { name: "Probe", pipeline_id: t.pipeline.id, stage_id: stage.id, status_id: stage.statuses[0]!.id };
   });
