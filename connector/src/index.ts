@@ -12,18 +12,23 @@ import { addServerAndApiKey, explainErrorResponses } from './middleware';
 import findDuplicateItems from './searches/find-duplicate-items';
 import itemCreated from './triggers/item-created';
 import itemStageChanged from './triggers/item-stage-changed';
+import itemList from './triggers/item-list';
 import itemUpdated from './triggers/item-updated';
 import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
 import statusList from './triggers/status-list';
 import taskCompleted from './triggers/task-completed';
 import taskCreated from './triggers/task-created';
+import taskList from './triggers/task-list';
 
 const { version } = require('../package.json') as { version: string };
 
 export default defineApp({
   version,
   platformVersion,
+  // Zapier removes empty strings, nulls and empty lists or objects from inputData before perform (integration
+  // check D028); the coercion of fields/coerce.ts also treats blanks as "not provided".
+  flags: { cleanInputData: true },
   authentication,
   beforeRequest: [addServerAndApiKey],
   afterResponse: [explainErrorResponses],
@@ -36,6 +41,8 @@ export default defineApp({
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
     [statusList.key]: statusList,
+    [itemList.key]: itemList,
+    [taskList.key]: taskList,
   },
   creates: {
     [createItem.key]: createItem,
