@@ -3,7 +3,7 @@
  * expiration, can be renamed and revoked, new keys get all scopes) and pipeline import. The admin HTTP routes
  * (admin-routes.ts) and the CLI's direct-database path (admin-client.ts) both call exactly these functions, so the
  * two ways of running a command cannot behave differently. Inputs are raw bodies, parsed here with the shared admin
- * schemas; failures are ProblemErrors (CONTRACT "Errors").
+ * schemas; failures are DomainErrors (CONTRACT "Errors").
  */
 import {
   KeyCreateSchema,
@@ -13,11 +13,11 @@ import {
   type KeyCreated,
   type KeySummary,
   type Scope,
+  parseInput,
 } from "@stageline/shared";
 import * as keys from "../db/api-keys";
 import type { ApiKey, PrismaClient } from "../generated/prisma/client";
-import { notFound, problem } from "../http/problem";
-import { parseInput } from "../http/validate";
+import { domainError, notFound } from "../services/errors";
 import { createApiKey } from "../services/api-keys";
 import * as companies from "../services/companies";
 import type { CompanySubscription } from "../services/companies";
@@ -50,7 +50,7 @@ export async function createKey(prisma: PrismaClient, body: unknown): Promise<Ke
   const input = parseInput(KeyCreateSchema, body);
   const expiresAt = input.expires_at !== undefined ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
-    throw problem("validation_failed", "The request body is invalid (expires_at).", {
+    throw domainError("validation_failed", "The request body is invalid (expires_at).", {
       errors: [{ path: "expires_at", message: `expires_at must be in the future (got ${input.expires_at}).` }],
     });
   }

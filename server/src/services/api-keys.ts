@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import { SCOPES, type Scope } from "@stageline/shared";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import * as keys from "../db/api-keys";
-import { problem } from "../http/problem";
+import { domainError } from "./errors";
 
 export interface AuthContext {
   keyId: string;
@@ -64,7 +64,7 @@ export interface Authenticated {
  * counts the request against the key's rate-limit window `countHit` (db/api-keys.ts `findKeyAndCountHit`), so a
  * request costs one round trip for both; a key that fails verification is not counted.
  * @param now the instant expiry is checked against.
- * @throws ProblemError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
+ * @throws DomainError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
  */
 export async function authenticate(
   prisma: PrismaClient,
@@ -72,17 +72,17 @@ export async function authenticate(
   now: Date,
   countHit: Omit<keys.HitToCount, "now">,
 ): Promise<Authenticated> {
-  if (!rawKey) throw problem("invalid_api_key", "Send your API key in the x-api-key header.");
+  if (!rawKey) throw domainError("invalid_api_key", "Send your API key in the x-api-key header.");
   const keyHash = hashApiKey(rawKey.trim());
   const found = await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now });
-  if (!found) throw problem("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+  if (!found) throw domainError("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
   const row = found.key;
-  if (row.revokedAt) throw problem("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
+  if (row.revokedAt) throw domainError("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
   if (row.expiresAt && row.expiresAt <= now) {
-    throw problem("invalid_api_key", `The API key "${row.name}" expired at ${row.expiresAt.toISOString()}. Create a new key in Company Settings.`);
+    throw domainError("invalid_api_key", `The API key "${row.name}" expired at ${row.expiresAt.toISOString()}. Create a new key in Company Settings.`);
   }
   if (!row.company.subscriptionActive) {
-    throw problem("subscription_inactive", "API access requires an active subscription. Renew it in Company Settings.");
+    throw domainError("subscription_inactive", "API access requires an active subscription. Renew it in Company Settings.");
   }
   const last = lastTouched.get(row.id) ?? 0;
   if (now.getTime() - last >= LAST_USED_INTERVAL_MS) {
@@ -103,10 +103,10 @@ export async function authenticate(
 
 /**
  * Checks that the key holds at least one of `anyOf`.
- * @throws ProblemError 403 `insufficient_scope`, naming the scope(s) in `detail`.
+ * @throws DomainError 403 `insufficient_scope`, naming the scope(s) in `detail`.
  */
 export function assertScope(auth: AuthContext, anyOf: Scope[]): void {
   if (anyOf.some((s) => auth.scopes.includes(s))) return;
   const needed = anyOf.join(" or ");
-  throw problem("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
+  throw domainError("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
 }
