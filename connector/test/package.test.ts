@@ -91,7 +91,7 @@ describe('build.zip from npm run package', () => {
     expect(definition.platformVersion).toBe('19.1.0');
     expect(Object.keys(definition.triggers!)).toEqual(expect.arrayContaining(['item_created', 'pipeline_list']));
     expect(Object.keys(definition.creates!)).toEqual(expect.arrayContaining(['create_item', 'update_item', 'create_task', 'update_task']));
-    expect(Object.keys(definition.searches!)).toEqual(expect.arrayContaining(['find_duplicate_items']));
+    expect(Object.keys(definition.searches!)).toEqual(expect.arrayContaining(['find_item', 'find_task', 'find_duplicate_items']));
   });
 
   test('validates with no schema errors', () => {
@@ -123,6 +123,8 @@ describe('build.zip from npm run package', () => {
 
     const found = execute('searches.find_duplicate_items.operation.perform', { pipeline_id: sales.id, custom__email: email }) as { item_id: string }[];
     expect(found.map((f) => f.item_id)).toEqual([item.item_id]);
+    const byShortId = execute('searches.find_item.operation.perform', { short_id: item.short_id.toLowerCase() }) as { item_id: string }[];
+    expect(byShortId.map((f) => f.item_id)).toEqual([item.item_id]);
   });
 
   test('reports a wrong key as an authentication error', () => {
