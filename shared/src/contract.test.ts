@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import {
   BlueprintSchema,
   BUILT_IN_ITEM_FIELDS,
@@ -236,5 +238,13 @@ describe("problems", () => {
     }
     expect(problemTypeUri("version_conflict")).toBe("https://docs.stageline.dev/problems/version-conflict");
     expect(createProblem("version_conflict", "Item changed", { current_version: 4 }).current_version).toBe(4);
+  });
+});
+
+describe("the example pipeline file in docs/examples", () => {
+  it("is a valid pipeline import (README shows it with `pipelines import --file`)", () => {
+    const file = JSON.parse(fs.readFileSync(path.join(__dirname, "../../docs/examples/recruiting-pipeline.json"), "utf8"));
+    const result = PipelineImportSchema.safeParse(file);
+    expect(result.success ? [] : toFieldErrors(result.error)).toEqual([]);
   });
 });
