@@ -49,6 +49,15 @@ describe("retry policy", () => {
     expect(late).toEqual({ state: "pending", nextAttemptAt: new Date(deadline) });
     expect(scheduleRetry({ attempt: 41, createdAt: created, now: new Date(deadline), retryAfterMs: null }, () => 0.5)).toEqual({ state: "failed", nextAttemptAt: null });
   });
+
+  it("follows an attempt that started before the deadline and failed after it with a final attempt at once", () => {
+    const created = new Date("2026-01-01T00:00:00Z");
+    const deadline = created.getTime() + DEFAULT_RETRY_POLICY.windowMs;
+    const slow = { attempt: 41, createdAt: created, attemptedAt: new Date(deadline - 40), now: new Date(deadline + 9_960), retryAfterMs: null };
+    expect(scheduleRetry(slow, () => 0.5)).toEqual({ state: "pending", nextAttemptAt: new Date(deadline) });
+    const last = { ...slow, attemptedAt: new Date(deadline + 1), now: new Date(deadline + 20) };
+    expect(scheduleRetry(last, () => 0.5)).toEqual({ state: "failed", nextAttemptAt: null });
+  });
 });
 
 describe("production address guard", () => {

@@ -326,7 +326,7 @@ export class WebhookDispatcher {
         return outcome;
       case "retry": {
         const decision = scheduleRetry(
-          { attempt: attemptNo, createdAt: d.createdAt, now: finishedAt, retryAfterMs: parseRetryAfterMs(result.retryAfter, finishedAt.getTime()) },
+          { attempt: attemptNo, createdAt: d.createdAt, attemptedAt, now: finishedAt, retryAfterMs: parseRetryAfterMs(result.retryAfter, finishedAt.getTime()) },
           this.options.random,
           this.options.retry,
         );

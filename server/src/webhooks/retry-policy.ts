@@ -77,17 +77,20 @@ export type RetryDecision =
  * Decides the next attempt after a retryable failure. The delay is the target's `Retry-After` when given (kept
  * within `[baseMs, maxStepMs]`), else {@link nextRetryDelayMs}. Retries stop at `createdAt + windowMs`: a retry that
  * would fall later is moved to that deadline, so the final attempt happens when the window closes, and an attempt
- * that fails at or after the deadline ends the delivery.
- * @param attempt attempts made so far including the one that just failed (1-based).
+ * that started at or after the deadline ends the delivery. An attempt that started before the deadline and failed
+ * after it (a slow target) is followed by that final attempt at once.
+ * @param input.attempt attempts made so far including the one that just failed (1-based).
+ * @param input.attemptedAt when the failed attempt started (default `now`).
+ * @param input.now when it finished: delays count from here.
  */
 export function scheduleRetry(
-  input: { attempt: number; createdAt: Date; now: Date; retryAfterMs: number | null },
+  input: { attempt: number; createdAt: Date; attemptedAt?: Date; now: Date; retryAfterMs: number | null },
   random: () => number,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): RetryDecision {
   const deadline = input.createdAt.getTime() + policy.windowMs;
   const now = input.now.getTime();
-  if (now >= deadline) return { state: "failed", nextAttemptAt: null };
+  if ((input.attemptedAt?.getTime() ?? now) >= deadline) return { state: "failed", nextAttemptAt: null };
   const delay =
     input.retryAfterMs !== null
       ? Math.min(policy.maxStepMs, Math.max(policy.baseMs, input.retryAfterMs))
