@@ -74,7 +74,7 @@ let userSeq = 0;
 
 /** Creates a console user of `role` in the test server's main company (or `companyId`), as the admin CLI does. */
 export async function createConsoleUser(t: TestServer, role: Role, companyId: string = t.companyId): Promise<ConsoleUser> {
-  const email = `${role}-${process.pid}-${++userSeq}-${Date.now().toString(36)}@example.test`;
+  const email = `${role}-${++userSeq}@acme.example`;
   const created = await createUser(t.server.ctx.prisma, { company_id: companyId, email, role }, { actor: CLI_ACTOR });
   return { id: created.id, email: created.email, password: created.password, role, companyId };
 }
