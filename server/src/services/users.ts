@@ -115,7 +115,7 @@ export async function listUsers(db: Queryable, companyId: string): Promise<UserS
 }
 
 async function requireUser(db: Queryable, userId: string, companyId: string | undefined) {
-  const row = companyId === undefined ? await users.findUser(db, userId) : await users.findUserInCompany(db, userId, companyId);
+  const row = companyId === undefined ? await users.findUser(db, userId) : await users.findUserInCompany(db, companyId, userId);
   if (!row) throw notFound("User", userId);
   return row;
 }
@@ -204,6 +204,7 @@ export async function inviteUser(
     role: input.role,
     tokenHash: hashToken(token),
     invitedBy: by.actor.id,
+    createdAt: now,
     expiresAt: new Date(now.getTime() + INVITE_TTL_MS),
   });
   await recordAudit(db, {
