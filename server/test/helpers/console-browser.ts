@@ -170,7 +170,7 @@ export async function signInOverHttp(baseUrl: string, email: string, password: s
   const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
   const res = await fetch(`${baseUrl}/console/sign-in`, {
     method: "POST",
-    headers: { ...headers, cookie: csrfCookie, origin: baseUrl, "content-type": "application/x-www-form-urlencoded" },
+    headers: { cookie: csrfCookie, origin: baseUrl, "content-type": "application/x-www-form-urlencoded", ...headers },
     body: new URLSearchParams({ _csrf: token, email, password }),
     redirect: "manual",
   });
