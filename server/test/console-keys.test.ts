@@ -4,34 +4,14 @@
  * 401), form errors in the error summary, audit events, and axe-core on every page. With UPDATE_SCREENSHOTS=1 the
  * test writes docs/console-api-keys.png.
  */
-import type { Browser } from "playwright-core";
-import {
-  createConsoleUser,
-  expectNoSeriousAxeViolations,
-  launchBrowser,
-  signIn,
-  updateScreenshot,
-  type ConsoleUser,
-} from "./helpers/console-browser";
-import { startTestServer, type TestServer } from "./helpers/test-server";
+import { createConsoleUser, expectNoSeriousAxeViolations, signIn, updateScreenshot, useConsoleTestServer } from "./helpers/console-browser";
+import { startTestServer } from "./helpers/test-server";
+import { createApiKey } from "../src/services/api-keys";
 
-let t: TestServer;
-let browser: Browser;
-let admin: ConsoleUser;
-
-beforeAll(async () => {
-  t = await startTestServer();
-  browser = await launchBrowser();
-  admin = await createConsoleUser(t, "admin");
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const env = useConsoleTestServer("admin", () => startTestServer());
 
 it("creates, renames and revokes a key, which works on the API until it is revoked", async () => {
-  const page = await signIn(browser, t.url, admin);
+  const page = await signIn(env.browser, env.t.url, env.user);
   await page.goto("/console/keys");
   await expectNoSeriousAxeViolations(page);
   // Every scope is ticked by default; untick one.
@@ -53,9 +33,10 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   await updateScreenshot(page, "console-api-keys.png");
 
   // The copy button puts the key on the clipboard.
-  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.t.url });
   await page.getByRole("button", { name: "Copy" }).click();
-  await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(key);
+  const clipboard = () => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
+  await expect(page.evaluate(clipboard)).resolves.toBe(key);
 
   // Shown once: a reload, and a later visit, do not show it again; the HTML never contains it.
   await page.goto(page.url());
@@ -69,7 +50,7 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   await expect(row.innerText()).resolves.toMatch(/items:read, items:write, tasks:read, tasks:write\s+.*Never\s+Never\s+active/s);
 
   // The key works on the API with the chosen scopes.
-  const me = await t.request("GET", "/v1/ext/me", undefined, key);
+  const me = await env.t.request("GET", "/v1/ext/me", undefined, key);
   expect(me.status).toBe(200);
   expect(me.body.key.scopes).toEqual(["items:read", "items:write", "tasks:read", "tasks:write"]);
   expect(me.body.key.name).toBe("Zapier <production>");
@@ -92,31 +73,31 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   await page.getByRole("row", { name: /Zapier \(prod\)/ }).getByRole("link", { name: /Revoke/ }).click();
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Revoke API key "Zapier (prod)"?');
   await expectNoSeriousAxeViolations(page);
-  expect((await t.request("GET", "/v1/ext/me", undefined, key)).status).toBe(200);
+  expect((await env.t.request("GET", "/v1/ext/me", undefined, key)).status).toBe(200);
   await page.getByRole("button", { name: "Revoke key" }).click();
   await page.waitForURL(/\/console\/keys$/);
   await expect(page.getByRole("row", { name: /Zapier \(prod\)/ }).innerText()).resolves.toContain("revoked");
-  const after = await t.request("GET", "/v1/ext/me", undefined, key);
+  const after = await env.t.request("GET", "/v1/ext/me", undefined, key);
   expect(after.status).toBe(401);
   expect(after.body.code).toBe("invalid_api_key");
 
-  const events = await t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, targetType: "api_key" }, orderBy: { createdAt: "asc" } });
+  const events = await env.t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: env.t.companyId, targetType: "api_key" }, orderBy: { createdAt: "asc" } });
   expect(events.map((e) => [e.action, e.actorLabel])).toEqual([
-    ["api_key.created", admin.email],
-    ["api_key.renamed", admin.email],
-    ["api_key.revoked", admin.email],
+    ["api_key.created", env.user.email],
+    ["api_key.renamed", env.user.email],
+    ["api_key.revoked", env.user.email],
   ]);
   expect(JSON.stringify(events)).not.toContain(key);
 
   // The audit log page lists them.
   await page.goto("/console/audit");
-  await expect(page.getByRole("row", { name: /API key revoked/ }).innerText()).resolves.toContain(admin.email);
+  await expect(page.getByRole("row", { name: /API key revoked/ }).innerText()).resolves.toContain(env.user.email);
   await expectNoSeriousAxeViolations(page);
   await page.context().close();
 });
 
 it("re-renders the create form with errors beside the fields and keeps what was typed", async () => {
-  const page = await signIn(browser, t.url, admin);
+  const page = await signIn(env.browser, env.t.url, env.user);
   await page.goto("/console/keys");
   for (const scope of ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]) await page.getByLabel(scope).uncheck();
   await page.getByLabel("Name", { exact: true }).fill("No scopes");
@@ -137,15 +118,17 @@ it("re-renders the create form with errors beside the fields and keeps what was 
   await page.getByRole("button", { name: "Create key" }).click();
   await page.waitForURL(/\/console\/keys$/);
   await expect(page.getByRole("row", { name: /No scopes/ }).innerText()).resolves.toContain("2099-12-31 23:59");
-  expect(await t.server.ctx.prisma.apiKey.count({ where: { name: "No scopes", companyId: t.companyId } })).toBe(1);
+  expect(await env.t.server.ctx.prisma.apiKey.count({ where: { name: "No scopes", companyId: env.t.companyId } })).toBe(1);
   await page.context().close();
 });
 
-it("shows a member the key names and prefixes without any write control", async () => {
-  const member = await createConsoleUser(t, "member");
-  const page = await signIn(browser, t.url, member);
+it("shows a member the key names, prefixes and statuses without any write control", async () => {
+  await createApiKey(env.t.server.ctx.prisma, { companyId: env.t.companyId, name: "Old pilot", expiresAt: new Date(Date.now() - 60_000) });
+  const member = await createConsoleUser(env.t, "member");
+  const page = await signIn(env.browser, env.t.url, member);
   await page.goto("/console/keys");
   await expect(page.getByRole("row", { name: /Test key/ }).count()).resolves.toBe(1);
+  await expect(page.getByRole("row", { name: /Old pilot/ }).innerText()).resolves.toMatch(/expired$/);
   await expect(page.getByRole("link", { name: /Revoke|Rename/ }).count()).resolves.toBe(0);
   await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys"]);
   await expectNoSeriousAxeViolations(page);

@@ -92,6 +92,18 @@ describe("sessions", () => {
   });
 });
 
+describe("sign-in page", () => {
+  it.each([
+    ["/console/audit", "/console/audit"],
+    ["https://evil.example/", "/console/"],
+    ["//evil.example/console/", "/console/"],
+    ["/console/\\evil", "/console/"],
+  ])("goes on to %p only when it is a console path (next=%p)", async (next, kept) => {
+    const page = await fetch(`${t.url}/console/sign-in?next=${encodeURIComponent(next)}`);
+    expect(/name="next" value="([^"]*)"/.exec(await page.text())?.[1]).toBe(kept);
+  });
+});
+
 describe("sign-in rate limits", () => {
   it(`refuses an account after ${SIGN_IN_LIMITS.perAccount} failures (even with the right password), counting failures only`, async () => {
     const user = await createConsoleUser(t, "member");

@@ -4,28 +4,14 @@
  * protected, another company's user 404, admins refused, audit events, axe-core on every page.
  */
 import crypto from "node:crypto";
-import type { Browser } from "playwright-core";
-import { createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, type ConsoleUser } from "./helpers/console-browser";
-import { startTestServer, type TestServer } from "./helpers/test-server";
+import { createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
+import { startTestServer } from "./helpers/test-server";
 
-let t: TestServer;
-let browser: Browser;
-let owner: ConsoleUser;
 jest.setTimeout(60_000);
-
-beforeAll(async () => {
-  t = await startTestServer();
-  browser = await launchBrowser();
-  owner = await createConsoleUser(t, "owner");
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await t?.close();
-});
+const env = useConsoleTestServer("owner", () => startTestServer());
 
 it("invites a user with a one-time link; they choose a password, join with the invited role and are signed in", async () => {
-  const page = await signIn(browser, t.url, owner);
+  const page = await signIn(env.browser, env.t.url, env.user);
   await page.goto("/console/team");
   await expectNoSeriousAxeViolations(page);
   await page.getByLabel("Email address").fill("not-an-email");
@@ -36,19 +22,19 @@ it("invites a user with a one-time link; they choose a password, join with the i
   await page.getByLabel("Role", { exact: true }).selectOption("admin");
   expect((await submitForm(page, page.getByRole("button", { name: "Create invitation link" }))).status()).toBe(303);
   const link = await page.getByLabel("Invitation link for grace@acme.example").inputValue();
-  expect(link).toMatch(new RegExp(`^${t.url}/console/invite/[A-Za-z0-9_-]{43}$`));
+  expect(link).toMatch(new RegExp(`^${env.t.url}/console/invite/[A-Za-z0-9_-]{43}$`));
   await expect(page.getByRole("row", { name: /grace@acme\.example\s+admin/ }).count()).resolves.toBe(1);
   await expectNoSeriousAxeViolations(page);
   // Only the token's hash is stored; the invitation expires in 7 days.
   const token = link.split("/").pop()!;
-  const invite = await t.server.ctx.prisma.invite.findFirstOrThrow({ where: { email: "grace@acme.example" } });
+  const invite = await env.t.server.ctx.prisma.invite.findFirstOrThrow({ where: { email: "grace@acme.example" } });
   expect(invite.tokenHash).toBe(crypto.createHash("sha256").update(token).digest("hex"));
   expect(invite.expiresAt.getTime() - invite.createdAt.getTime()).toBe(7 * 24 * 3600 * 1000);
   // Shown once.
   await page.goto("/console/team");
   expect(await page.content()).not.toContain(token);
 
-  const guest = await browser.newContext({ baseURL: t.url });
+  const guest = await env.browser.newContext({ baseURL: env.t.url });
   const invitee = await guest.newPage();
   await invitee.goto(link);
   await expect(invitee.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Join Acme Test on Stageline");
@@ -70,13 +56,13 @@ it("invites a user with a one-time link; they choose a password, join with the i
   await guest.close();
 
   // She can sign in with her password later.
-  const later = await signIn(browser, t.url, { email: "grace@acme.example", password: "correct horse battery staple" });
+  const later = await signIn(env.browser, env.t.url, { email: "grace@acme.example", password: "correct horse battery staple" });
   await later.context().close();
 
-  const actions = (await t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, action: { in: ["user.invited", "user.joined"] } } })).map((e) => [e.action, e.actorLabel, e.targetLabel]);
+  const actions = (await env.t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: env.t.companyId, action: { in: ["user.invited", "user.joined"] } } })).map((e) => [e.action, e.actorLabel, e.targetLabel]);
   expect(actions).toEqual(
     expect.arrayContaining([
-      ["user.invited", owner.email, "grace@acme.example"],
+      ["user.invited", env.user.email, "grace@acme.example"],
       ["user.joined", "grace@acme.example", "grace@acme.example"],
     ]),
   );
@@ -84,26 +70,26 @@ it("invites a user with a one-time link; they choose a password, join with the i
 });
 
 it("changes roles and removes users; the last owner can be neither demoted nor removed", async () => {
-  const member = await createConsoleUser(t, "member");
-  const memberPage = await signIn(browser, t.url, member);
-  const page = await signIn(browser, t.url, owner);
+  const member = await createConsoleUser(env.t, "member");
+  const memberPage = await signIn(env.browser, env.t.url, member);
+  const page = await signIn(env.browser, env.t.url, env.user);
   await page.goto("/console/team");
 
   await page.getByLabel(`Role of ${member.email}`).selectOption("admin");
   expect((await submitForm(page, page.getByRole("button", { name: `Change role of ${member.email}` }))).status()).toBe(303);
   await expect(page.getByRole("status").innerText()).resolves.toContain(`${member.email} is now admin.`);
-  expect((await t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: member.id } })).role).toBe("admin");
+  expect((await env.t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: member.id } })).role).toBe("admin");
 
   // The only owner cannot demote themself.
-  await page.getByLabel(`Role of ${owner.email}`).selectOption("member");
-  expect((await submitForm(page, page.getByRole("button", { name: `Change role of ${owner.email}` }))).status()).toBe(400);
+  await page.getByLabel(`Role of ${env.user.email}`).selectOption("member");
+  expect((await submitForm(page, page.getByRole("button", { name: `Change role of ${env.user.email}` }))).status()).toBe(400);
   await expect(page.getByRole("alert").innerText()).resolves.toContain("last owner");
-  await expect(page.getByRole("alert").getByRole("link").first().getAttribute("href")).resolves.toBe(`#role-${owner.id}`);
+  await expect(page.getByRole("alert").getByRole("link").first().getAttribute("href")).resolves.toBe(`#role-${env.user.id}`);
   await expectNoSeriousAxeViolations(page);
-  expect((await t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: owner.id } })).role).toBe("owner");
+  expect((await env.t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: env.user.id } })).role).toBe("owner");
 
   // Nor remove themself.
-  await page.goto(`/console/team/users/${owner.id}/remove`);
+  await page.goto(`/console/team/users/${env.user.id}/remove`);
   expect((await submitForm(page, page.getByRole("button", { name: "Remove user" }))).status()).toBe(400);
   await expect(page.getByRole("alert").innerText()).resolves.toContain("last owner");
 
@@ -113,20 +99,20 @@ it("changes roles and removes users; the last owner can be neither demoted nor r
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`Remove ${member.email}?`);
   await expectNoSeriousAxeViolations(page);
   expect((await submitForm(page, page.getByRole("button", { name: "Remove user" }))).status()).toBe(303);
-  expect(await t.server.ctx.prisma.user.findUnique({ where: { id: member.id } })).toBeNull();
+  expect(await env.t.server.ctx.prisma.user.findUnique({ where: { id: member.id } })).toBeNull();
   await memberPage.goto("/console/keys");
   expect(memberPage.url()).toContain("/console/sign-in");
 
-  const actions = (await t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, targetId: member.id }, orderBy: { createdAt: "asc" } })).map((e) => e.action);
+  const actions = (await env.t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: env.t.companyId, targetId: member.id }, orderBy: { createdAt: "asc" } })).map((e) => e.action);
   expect(actions).toEqual(expect.arrayContaining(["user.role_changed", "user.removed"]));
   await memberPage.context().close();
   await page.context().close();
 });
 
 it("answers 404 for another company's user and 403 to an admin", async () => {
-  const other = await t.newCompany("Other Team Co");
-  const stranger = await createConsoleUser(t, "member", other.companyId);
-  const page = await signIn(browser, t.url, owner);
+  const other = await env.t.newCompany("Other Team Co");
+  const stranger = await createConsoleUser(env.t, "member", other.companyId);
+  const page = await signIn(env.browser, env.t.url, env.user);
   const res = await page.goto(`/console/team/users/${stranger.id}/remove`);
   expect(res!.status()).toBe(404);
   const token = await page.locator('input[name="_csrf"]').first().inputValue();
@@ -135,10 +121,10 @@ it("answers 404 for another company's user and 403 to an admin", async () => {
     return r.status;
   }, { csrf: token, id: stranger.id });
   expect(status).toBe(404);
-  expect((await t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: stranger.id } })).role).toBe("member");
+  expect((await env.t.server.ctx.prisma.user.findUniqueOrThrow({ where: { id: stranger.id } })).role).toBe("member");
 
-  const admin = await createConsoleUser(t, "admin");
-  const adminPage = await signIn(browser, t.url, admin);
+  const admin = await createConsoleUser(env.t, "admin");
+  const adminPage = await signIn(env.browser, env.t.url, admin);
   expect((await adminPage.goto("/console/team"))!.status()).toBe(403);
   await expect(adminPage.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Audit log"]);
   await adminPage.context().close();

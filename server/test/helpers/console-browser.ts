@@ -109,7 +109,7 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { resultTypes: ["violations"] });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
@@ -176,4 +176,30 @@ export async function signInOverHttp(baseUrl: string, email: string, password: s
   });
   const session = res.headers.getSetCookie().find((c) => /^(__Host-)?stageline\.session=/.test(c));
   return { status: res.status, cookie: session ? session.split(";")[0]! : null };
+}
+
+/** What `useConsoleTestServer` gives a test file once its beforeAll has run. */
+export interface ConsoleTestEnv {
+  t: TestServer;
+  browser: Browser;
+  /** A console user of the role asked for, in `t`'s main company. */
+  user: ConsoleUser;
+}
+
+/**
+ * Registers beforeAll/afterAll for a console test file: a test server (helpers/test-server.ts), one browser and a
+ * console user of `role`. Read the fields inside tests (they are set by beforeAll).
+ */
+export function useConsoleTestServer(role: Role, start: () => Promise<TestServer>): ConsoleTestEnv {
+  const env = {} as ConsoleTestEnv;
+  beforeAll(async () => {
+    env.t = await start();
+    env.browser = await launchBrowser();
+    env.user = await createConsoleUser(env.t, role);
+  }, 60_000);
+  afterAll(async () => {
+    await env.browser?.close();
+    await env.t?.close();
+  });
+  return env;
 }

@@ -19,7 +19,7 @@ export const SIGN_IN_LIMITS = { perAccount: 10, perIp: 50, windowMs: 15 * 60 * 1
 
 /** Only same-console paths are followed after sign-in (no open redirect). */
 function safeNext(value: unknown): string {
-  return typeof value === "string" && /^\/console\/[^/\\]?/.test(value) && !value.startsWith("//") ? value : "/console/";
+  return typeof value === "string" && value.startsWith("/console/") && !/[\\\s]/.test(value) ? value : "/console/";
 }
 
 function renderSignIn(req: Request, res: Parameters<RequestHandler>[1], status: number, message?: string) {
