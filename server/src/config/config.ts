@@ -10,7 +10,10 @@
  * | NODE_ENV      | development            | production / development / test (CONTRACT.md: target URL rules) |
  * | LOG_LEVEL     | info (silent in test)  | pino level                                                      |
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
+ * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
  */
+import { parseTrustProxy } from "./trust-proxy";
+
 export type Mode = "production" | "development" | "test";
 
 export interface Config {
@@ -23,6 +26,8 @@ export interface Config {
   mode: Mode;
   logLevel: string;
   seedDemo: boolean;
+  /** Express `trust proxy`: which proxies' X-Forwarded-* headers are believed (TRUST_PROXY). */
+  trustProxy: boolean | number | string;
   /** A request body must arrive completely within this many ms of the request's start, else 408 (REQUEST_BODY_TIMEOUT_MS). */
   bodyTimeoutMs: number;
   /** The request line and headers must arrive within this many ms (HEADERS_TIMEOUT_MS; Node answers a bare 408). */
@@ -46,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     logLevel: env.LOG_LEVEL ?? (mode === "test" ? "silent" : "info"),
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
     bodyTimeoutMs: positiveInt(env, "REQUEST_BODY_TIMEOUT_MS", 30_000),
     headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
     maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
