@@ -103,6 +103,11 @@ export interface ItemListFilter {
   statusId?: string | undefined;
   /** Only items created strictly after this instant. */
   createdAfter?: Date | undefined;
+  /**
+   * Search text: items whose short id equals it (case-insensitive) or whose name contains it (case-insensitive,
+   * `%`, `_` and `\` taken literally).
+   */
+  q?: string | undefined;
   /** Keyset position: only items after this one in (created_at desc, id desc) order. */
   after?: KeysetPosition | undefined;
   /** Rows to fetch (the caller asks for `limit + 1` to learn whether a next page exists). */
@@ -127,6 +132,10 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
   if (filter.stageId !== undefined) where.push(`i.stage_id = ${param(filter.stageId)}`);
   if (filter.statusId !== undefined) where.push(`i.status_id = ${param(filter.statusId)}`);
   if (filter.createdAfter !== undefined) where.push(`i.created_at > ${param(filter.createdAfter)}::timestamptz`);
+  if (filter.q !== undefined) {
+    const q = param(filter.q);
+    where.push(`(upper(i.short_id) = upper(${q}) OR i.name ILIKE '%' || ${param(escapeLike(filter.q))} || '%')`);
+  }
   if (filter.after !== undefined) {
     const at = param(filter.after.createdAt);
     const id = param(filter.after.id);
@@ -134,7 +143,7 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
     where.push(`(i.created_at < ${at}::timestamptz OR (i.created_at = ${at}::timestamptz AND i.id < ${id}))`);
   }
   // One prepared statement per combination of filters: the text depends only on which filters are present.
-  const shape = [filter.pipelineId, filter.stageId, filter.statusId, filter.createdAfter, filter.after]
+  const shape = [filter.pipelineId, filter.stageId, filter.statusId, filter.createdAfter, filter.q, filter.after]
     .map((f) => (f === undefined ? "0" : "1"))
     .join("");
   const rows = await query<ItemRow>(
@@ -144,6 +153,11 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
     { name: `list-items-${shape}` },
   );
   return toItemRecords(prisma, filter.companyId, rows);
+}
+
+/** `text` as a literal LIKE pattern part: `\`, `%` and `_` escaped with `\` (PostgreSQL's default LIKE escape). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /** The columns of a new item. */
