@@ -1,6 +1,6 @@
 /**
  * The Express application: body parsing (1 MiB), request logging, API-key auth, the per-key rate limit, the
- * `/v1/ext` routers, the admin API and the problem-details error renderer. No listening here (see server.ts).
+ * `/v1/ext` routers, the admin API, the console (`/console`, console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
@@ -11,6 +11,7 @@ import { notFoundHandler } from "./http/not-found";
 import { renderProblem } from "./http/problem";
 import { createRateLimiter } from "./http/rate-limit";
 import { adminRouter } from "./admin/admin-routes";
+import { consoleRouter } from "./console";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
 import { pipelinesRouter } from "./routes/pipelines";
@@ -21,7 +22,7 @@ import { webhooksRouter } from "./routes/webhooks";
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", "loopback");
+  app.set("trust proxy", ctx.config.trustProxy);
   app.set("json spaces", 0);
   // No ETags: the API offers no conditional requests (spec), and hashing every body (47 KiB for a page of 100
   // items) cost about 3% of the list endpoint's CPU.
@@ -35,6 +36,7 @@ export function createApp(ctx: AppContext): Express {
     res.json({ status: "ok" });
   });
 
+  app.use("/console", consoleRouter(ctx));
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));
 
   const ext = express.Router();

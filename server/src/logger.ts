@@ -6,6 +6,6 @@ export function createLogger(level: string): Logger {
   return pino({
     level,
     base: { service: "stageline" },
-    redact: { paths: ["req.headers[\"x-api-key\"]", "req.headers[\"x-admin-token\"]", "secret", "key"], censor: "[redacted]" },
+    redact: { paths: ["req.headers[\"x-api-key\"]", "req.headers[\"x-admin-token\"]", "req.headers.cookie", "res.headers[\"set-cookie\"]", "secret", "key", "password"], censor: "[redacted]" },
   });
 }

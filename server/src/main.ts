@@ -1,6 +1,6 @@
 /**
- * `npm start`: starts the server from the environment (see config/config.ts), prints the demo API key when the
- * database was empty, and shuts down gracefully on SIGTERM/SIGINT (PGlite is closed, or the process never exits).
+ * `npm start`: starts the server from the environment (see config/config.ts), prints the demo API key, the console
+ * URL and the demo owner's email and password when the database was empty, and shuts down gracefully on SIGTERM/SIGINT (PGlite is closed, or the process never exits).
  */
 import { startServer } from "./server";
 
@@ -25,6 +25,11 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
   if (running.demoApiKey) {
     process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
+  }
+  if (running.demoUser) {
+    process.stdout.write(`Console: http://localhost:${running.port}/console/\n`);
+    process.stdout.write(`Demo user: ${running.demoUser.email}\n`);
+    process.stdout.write(`Demo password: ${running.demoUser.password}\n`);
   }
   process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
 }

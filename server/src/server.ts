@@ -27,6 +27,8 @@ export interface RunningServer {
   dispatcher: WebhookDispatcher;
   /** The demo key when this start seeded the demo company, else null. */
   demoApiKey: string | null;
+  /** The demo console owner's email and password when this start seeded the demo company, else null. */
+  demoUser: { email: string; password: string } | null;
   /** Stops accepting requests, lets in-flight deliveries finish (or releases them), closes the database. */
   close(): Promise<void>;
 }
@@ -57,7 +59,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       adminToken: crypto.randomBytes(24).toString("base64url"),
       rateLimit: Number(process.env.RATE_LIMIT_PER_MINUTE ?? RATE_LIMIT.limit),
     };
-    const demoApiKey = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
+    const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
     dispatcher = new WebhookDispatcher(ctx);
     const app = createApp(ctx);
     const server: Server = await new Promise((resolve, reject) => {
@@ -85,7 +87,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();
       })());
-    return { url, port, ctx, db, dispatcher, demoApiKey, close };
+    return { url, port, ctx, db, dispatcher, demoApiKey: demo?.apiKey ?? null, demoUser: demo?.user ?? null, close };
   } catch (err) {
     await dispatcher?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);

@@ -5,20 +5,10 @@
  * two ways of running a command cannot behave differently. Inputs are raw bodies, parsed here with the shared admin
  * schemas; failures are ProblemErrors (CONTRACT "Errors").
  */
-import {
-  KeyCreateSchema,
-  KeyRenameSchema,
-  SCOPES,
-  type CompanyCreated,
-  type KeyCreated,
-  type KeySummary,
-  type Scope,
-} from "@stageline/shared";
-import * as keys from "../db/api-keys";
-import type { ApiKey, PrismaClient } from "../generated/prisma/client";
-import { notFound, problem } from "../http/problem";
-import { parseInput } from "../http/validate";
-import { createApiKey } from "../services/api-keys";
+import type { CompanyCreated, KeyCreated, KeySummary } from "@stageline/shared";
+import type { PrismaClient } from "../generated/prisma/client";
+import * as apiKeys from "../services/api-keys";
+import { CLI_ACTOR } from "../services/audit-log";
 import * as companies from "../services/companies";
 import type { CompanySubscription } from "../services/companies";
 import * as pipelines from "../services/pipeline-import";
@@ -41,57 +31,35 @@ export function setSubscription(prisma: PrismaClient, companyId: string, body: u
 }
 
 /**
- * Creates an API key. Body `KeyCreateSchema` `{ company_id, name, scopes?, expires_at? }`; without `scopes` the key
- * gets every scope. The key value is in the answer once and cannot be retrieved afterwards.
- * @returns `KeyCreatedSchema` `{ id, name, scopes, key }`.
- * @throws 400 `validation_failed` (unknown scope, `expires_at` not a future ISO 8601 date-time, ...); 404 `not_found` (company).
+ * Creates an API key: services/api-keys.ts `createKey` (the console's too), audited as the CLI.
+ * @returns `KeyCreatedSchema` `{ id, name, scopes, key }`. @throws 400 `validation_failed`; 404 `not_found` (company).
  */
-export async function createKey(prisma: PrismaClient, body: unknown): Promise<KeyCreated> {
-  const input = parseInput(KeyCreateSchema, body);
-  const expiresAt = input.expires_at !== undefined ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) {
-    throw problem("validation_failed", "The request body is invalid (expires_at).", {
-      errors: [{ path: "expires_at", message: `expires_at must be in the future (got ${input.expires_at}).` }],
-    });
-  }
-  await companies.requireCompany(prisma, input.company_id);
-  const { row, key } = await createApiKey(prisma, {
-    companyId: input.company_id,
-    name: input.name,
-    scopes: input.scopes,
-    expiresAt,
-  });
-  return { id: row.id, name: row.name, scopes: knownScopes(row.scopes), key };
+export function createKey(prisma: PrismaClient, body: unknown): Promise<KeyCreated> {
+  return apiKeys.createKey(prisma, body, { actor: CLI_ACTOR });
 }
 
 /**
  * Every key of a company, newest first, without key values.
  * @returns `KeySummarySchema[]`. @throws 404 `not_found` (company).
  */
-export async function listKeys(prisma: PrismaClient, companyId: string): Promise<KeySummary[]> {
-  await companies.requireCompany(prisma, companyId);
-  return (await keys.listKeys(prisma, companyId)).map(toKeySummary);
+export function listKeys(prisma: PrismaClient, companyId: string): Promise<KeySummary[]> {
+  return apiKeys.listKeys(prisma, companyId);
 }
 
 /**
  * Renames a key. Body `KeyRenameSchema` `{ name }`.
  * @returns the key's `KeySummarySchema`. @throws 400 `validation_failed`; 404 `not_found` (key).
  */
-export async function renameKey(prisma: PrismaClient, keyId: string, body: unknown): Promise<KeySummary> {
-  const { name } = parseInput(KeyRenameSchema, body);
-  const row = await keys.renameKey(prisma, keyId, name);
-  if (!row) throw notFound("API key", keyId);
-  return toKeySummary(row);
+export function renameKey(prisma: PrismaClient, keyId: string, body: unknown): Promise<KeySummary> {
+  return apiKeys.renameKey(prisma, keyId, body, { actor: CLI_ACTOR });
 }
 
 /**
  * Revokes a key: from now on it gets 401 `invalid_api_key`. Revoking twice keeps the first revocation time.
  * @returns the key's `KeySummarySchema`. @throws 404 `not_found` (key).
  */
-export async function revokeKey(prisma: PrismaClient, keyId: string): Promise<KeySummary> {
-  const row = await keys.revokeKey(prisma, keyId, new Date());
-  if (!row) throw notFound("API key", keyId);
-  return toKeySummary(row);
+export function revokeKey(prisma: PrismaClient, keyId: string): Promise<KeySummary> {
+  return apiKeys.revokeKey(prisma, keyId, { actor: CLI_ACTOR });
 }
 
 /**
@@ -102,20 +70,3 @@ export function importPipeline(prisma: PrismaClient, companyId: string, body: un
   return pipelines.importPipeline(prisma, companyId, body);
 }
 
-/** A stored key as the admin API lists it (`KeySummarySchema`): never the key value, only its prefix. */
-export function toKeySummary(row: ApiKey): KeySummary {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    scopes: knownScopes(row.scopes),
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    revoked_at: row.revokedAt?.toISOString() ?? null,
-    last_used_at: row.lastUsedAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-  };
-}
-
-function knownScopes(stored: string[]): Scope[] {
-  return SCOPES.filter((scope) => stored.includes(scope));
-}

@@ -10,7 +10,10 @@
  * | NODE_ENV      | development            | production / development / test (CONTRACT.md: target URL rules) |
  * | LOG_LEVEL     | info (silent in test)  | pino level                                                      |
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
+ * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
  */
+import { parseTrustProxy } from "./trust-proxy";
+
 export type Mode = "production" | "development" | "test";
 
 export interface Config {
@@ -23,6 +26,8 @@ export interface Config {
   mode: Mode;
   logLevel: string;
   seedDemo: boolean;
+  /** Express `trust proxy`: which proxies' X-Forwarded-* headers are believed (TRUST_PROXY). */
+  trustProxy: boolean | number | string;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -40,5 +45,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     logLevel: env.LOG_LEVEL ?? (mode === "test" ? "silent" : "info"),
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }

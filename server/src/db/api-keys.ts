@@ -129,3 +129,8 @@ export async function revokeKey(prisma: PrismaClient, id: string, now: Date) {
   await prisma.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
   return prisma.apiKey.findUnique({ where: { id } });
 }
+
+/** The key `id` (any company), or null. */
+export function findKey(prisma: Db, id: string) {
+  return prisma.apiKey.findUnique({ where: { id } });
+}

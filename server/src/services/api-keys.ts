@@ -4,10 +4,13 @@
  * Only the SHA-256 hash of the whole key is stored: keys are high-entropy, so a fast hash is sufficient.
  */
 import crypto from "node:crypto";
-import { SCOPES, type Scope } from "@stageline/shared";
-import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { KeyCreateSchema, KeyRenameSchema, SCOPES, type KeyCreated, type KeySummary, type Scope } from "@stageline/shared";
+import type { ApiKey, Prisma, PrismaClient } from "../generated/prisma/client";
 import * as keys from "../db/api-keys";
-import { problem } from "../http/problem";
+import { notFound, problem } from "../http/problem";
+import { parseInput } from "../http/validate";
+import { requireCompany } from "./companies";
+import { recordAudit, type AuditActor } from "./audit-log";
 
 export interface AuthContext {
   keyId: string;
@@ -109,4 +112,136 @@ export function assertScope(auth: AuthContext, anyOf: Scope[]): void {
   if (anyOf.some((s) => auth.scopes.includes(s))) return;
   const needed = anyOf.join(" or ");
   throw problem("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
+}
+
+/**
+ * Who manages keys and within which company. The console passes the signed-in user's company (`companyId`), so a key
+ * of another company is 404; the admin CLI / admin API works across companies (`companyId` undefined).
+ */
+export interface KeyManager {
+  actor: AuditActor;
+  companyId?: string;
+  /** Client IP for the audit log. */
+  ip?: string | null;
+}
+
+/**
+ * Creates an API key (spec "Authentication": name, scopes, optional expiry; all scopes by default) and records
+ * `api_key.created`. Body `KeyCreateSchema` `{ company_id, name, scopes?, expires_at? }`; a console caller's
+ * `companyId` must equal `company_id`. The key value is in the answer once and cannot be retrieved afterwards.
+ * Used by the admin CLI, the admin API and the console alike.
+ * @returns `KeyCreatedSchema` `{ id, name, scopes, key }`.
+ * @throws ProblemError 400 `validation_failed` (unknown scope, `expires_at` not a future ISO 8601 date-time, ...);
+ * 404 `not_found` (company).
+ */
+export async function createKey(prisma: PrismaClient, body: unknown, by: KeyManager): Promise<KeyCreated> {
+  const input = parseInput(KeyCreateSchema, body);
+  const expiresAt = input.expires_at !== undefined ? new Date(input.expires_at) : null;
+  if (expiresAt && expiresAt.getTime() <= Date.now()) {
+    throw problem("validation_failed", "The request body is invalid (expires_at).", {
+      errors: [{ path: "expires_at", message: `expires_at must be in the future (got ${input.expires_at}).` }],
+    });
+  }
+  if (by.companyId !== undefined && by.companyId !== input.company_id) throw notFound("Company", input.company_id);
+  await requireCompany(prisma, input.company_id);
+  const { row, key } = await createApiKey(prisma, { companyId: input.company_id, name: input.name, scopes: input.scopes, expiresAt });
+  await recordAudit(prisma, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "api_key.created",
+    target: { type: "api_key", id: row.id, label: row.name },
+    ip: by.ip,
+    details: { prefix: row.prefix, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null },
+  });
+  return { id: row.id, name: row.name, scopes: knownScopes(row.scopes), key };
+}
+
+/**
+ * Every key of a company, newest first, without key values.
+ * @returns `KeySummarySchema[]`. @throws ProblemError 404 `not_found` (company).
+ */
+export async function listKeys(prisma: PrismaClient, companyId: string): Promise<KeySummary[]> {
+  await requireCompany(prisma, companyId);
+  return (await keys.listKeys(prisma, companyId)).map(toKeySummary);
+}
+
+/**
+ * The key `keyId`, looked up within `by.companyId` when set.
+ * @throws ProblemError 404 `not_found` when it does not exist or belongs to another company.
+ */
+export async function getKey(prisma: PrismaClient, keyId: string, by: Pick<KeyManager, "companyId">): Promise<KeySummary> {
+  return toKeySummary(await requireKey(prisma, keyId, by.companyId));
+}
+
+async function requireKey(prisma: PrismaClient, keyId: string, companyId: string | undefined): Promise<ApiKey> {
+  const row = await keys.findKey(prisma, keyId);
+  if (!row || (companyId !== undefined && row.companyId !== companyId)) throw notFound("API key", keyId);
+  return row;
+}
+
+/**
+ * Renames a key and records `api_key.renamed`. Body `KeyRenameSchema` `{ name }`.
+ * @returns the key's `KeySummarySchema`. @throws ProblemError 400 `validation_failed`; 404 `not_found` (key).
+ */
+export async function renameKey(prisma: PrismaClient, keyId: string, body: unknown, by: KeyManager): Promise<KeySummary> {
+  const { name } = parseInput(KeyRenameSchema, body);
+  const before = await requireKey(prisma, keyId, by.companyId);
+  const row = await keys.renameKey(prisma, keyId, name);
+  if (!row) throw notFound("API key", keyId);
+  await recordAudit(prisma, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "api_key.renamed",
+    target: { type: "api_key", id: row.id, label: row.name },
+    ip: by.ip,
+    details: { from: before.name, to: row.name },
+  });
+  return toKeySummary(row);
+}
+
+/**
+ * Revokes a key (from now on it gets 401 `invalid_api_key`) and records `api_key.revoked` the first time. Revoking
+ * twice keeps the first revocation time.
+ * @returns the key's `KeySummarySchema`. @throws ProblemError 404 `not_found` (key).
+ */
+export async function revokeKey(prisma: PrismaClient, keyId: string, by: KeyManager): Promise<KeySummary> {
+  const before = await requireKey(prisma, keyId, by.companyId);
+  const row = await keys.revokeKey(prisma, keyId, new Date());
+  if (!row) throw notFound("API key", keyId);
+  if (!before.revokedAt) {
+    await recordAudit(prisma, {
+      companyId: row.companyId,
+      actor: by.actor,
+      action: "api_key.revoked",
+      target: { type: "api_key", id: row.id, label: row.name },
+      ip: by.ip,
+      details: { prefix: row.prefix },
+    });
+  }
+  return toKeySummary(row);
+}
+
+/** A stored key as lists show it (`KeySummarySchema`): never the key value, only its prefix. */
+export function toKeySummary(row: ApiKey): KeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: knownScopes(row.scopes),
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** A key's state at `now`: `revoked`, `expired` or `active`. */
+export function keyStatus(key: KeySummary, now: Date = new Date()): "active" | "expired" | "revoked" {
+  if (key.revoked_at) return "revoked";
+  if (key.expires_at && new Date(key.expires_at) <= now) return "expired";
+  return "active";
+}
+
+function knownScopes(stored: string[]): Scope[] {
+  return SCOPES.filter((scope) => stored.includes(scope));
 }

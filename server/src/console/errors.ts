@@ -1,0 +1,48 @@
+/**
+ * The console's error pages: the HTML counterpart of http/problem.ts. A service's ProblemError (DomainError) keeps
+ * its status (403 refused, 404 not found or another company's, 400 ...) and its detail; a CSRF failure is 403; a
+ * console URL that matches no page is 404; anything else is a 500 whose cause is logged, never shown.
+ */
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "pino";
+import { ProblemError, problem } from "../http/problem";
+import { renderPage } from "./views";
+
+const TITLES: Record<number, string> = {
+  400: "There is a problem with the request",
+  401: "Sign in to continue",
+  403: "You cannot do this",
+  404: "Page not found",
+  429: "Too many attempts",
+  500: "Sorry, there is a problem with the service",
+};
+
+/** 404 page for a console URL that matches no route. */
+export const consoleNotFound: RequestHandler = (req, _res, next) => {
+  next(problem("not_found", `There is no console page at ${req.originalUrl}. Check the address, or use the menu.`));
+};
+
+/** The console's last error middleware. */
+export function renderConsoleError(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    if (res.headersSent) return next(err);
+    let status = 500;
+    let detail = "Try again later. If it keeps happening, tell the people who run this Stageline server.";
+    if (err instanceof ProblemError) {
+      status = err.status;
+      detail = err.detail;
+    } else if ((err as { code?: string }).code === "EBADCSRFTOKEN") {
+      status = 403;
+      detail = "The form expired or was not sent from this console, so nothing was changed. Go back, reload the page and try again.";
+    } else if ((err as { type?: string }).type === "entity.too.large") {
+      status = 413;
+      detail = "The form is too large.";
+    } else if (typeof (err as { status?: unknown }).status === "number" && (err as { status: number }).status < 500) {
+      status = (err as { status: number }).status;
+      detail = status === 404 ? `There is no console page at ${req.originalUrl}.` : "The request was not understood.";
+    } else {
+      logger.error({ err, method: req.method, url: req.originalUrl }, "console error");
+    }
+    renderPage(req, res, "error", { title: TITLES[status] ?? TITLES[status >= 500 ? 500 : 400]!, detail, status }, status);
+  };
+}

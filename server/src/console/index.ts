@@ -1,0 +1,53 @@
+/**
+ * The Company Settings console: a server-rendered web application at `/console`, the second HTTP edge beside the
+ * API (`/v1/ext`). See README.md in this folder for how a page is added.
+ *
+ * Order of the middleware (each line below runs for every console request):
+ * helmet + no-store → cookies, form bodies (urlencoded, 64 KiB) → static assets → Origin check (POST) →
+ * session (the signed-in user and company on the request) → CSRF token check (POST) and a fresh token for forms →
+ * public pages (sign-in, invitation) → sign-in guard → the sections → 404 → HTML error page.
+ */
+import express, { Router } from "express";
+import cookieParser from "cookie-parser";
+import type { AppContext } from "../context";
+import { consoleCsrfSecret } from "../services/console-sessions";
+import { consoleNotFound, renderConsoleError } from "./errors";
+import { auditRouter } from "./pages/audit";
+import { keysRouter } from "./pages/keys";
+import { signInRouter } from "./pages/sign-in";
+import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
+import { loadSession, requireSignedIn } from "./session";
+import { ASSETS_DIR } from "./views";
+
+/** Builds the /console router. */
+export function consoleRouter(ctx: AppContext): Router {
+  const router = Router();
+  let secret = "";
+  const csrf = csrfKit(() => secret);
+
+  router.use(consoleHelmet());
+  router.use("/assets", express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: "1h" }));
+  router.use(noStore);
+  router.use(cookieParser());
+  router.use(express.urlencoded({ extended: false, limit: "64kb" }));
+  router.use(originCheck);
+  router.use(loadSession(ctx.prisma));
+  router.use(async (req, res, next) => {
+    secret ||= await consoleCsrfSecret(ctx.prisma);
+    const kit = csrf.forRequest(req);
+    kit.doubleCsrfProtection(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      res.locals.csrfToken = kit.generateCsrfToken(req, res);
+      next();
+    });
+  });
+
+  router.use(signInRouter(ctx));
+  router.use(requireSignedIn);
+  router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
+  router.use(keysRouter(ctx));
+  router.use(auditRouter(ctx));
+  router.use(consoleNotFound);
+  router.use(renderConsoleError(ctx.logger));
+  return router;
+}

@@ -1,0 +1,75 @@
+/** Data access for console users (table `users`) and their invitations (table `invites`). */
+import type { Queryable } from "./companies";
+
+/** Every user of a company, oldest first. */
+export function listUsers(db: Queryable, companyId: string) {
+  return db.user.findMany({ where: { companyId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+}
+
+/** The user `id` of company `companyId`, or null (another company's user is null too). */
+export function findUserInCompany(db: Queryable, companyId: string, id: string) {
+  return db.user.findFirst({ where: { id, companyId } });
+}
+
+/** The user `id` (any company), or null. For the admin CLI, which works across companies. */
+export function findUser(db: Queryable, id: string) {
+  return db.user.findUnique({ where: { id } });
+}
+
+/** The user whose (lower-cased) email is `email`, with its company; null when unknown. */
+export function findUserByEmail(db: Queryable, email: string) {
+  return db.user.findUnique({ where: { email }, include: { company: true } });
+}
+
+/** Stores a new user. `email` must already be lower-cased; a taken email throws Prisma P2002. */
+export function insertUser(db: Queryable, data: { companyId: string; email: string; role: string; passwordHash: string }) {
+  return db.user.create({ data });
+}
+
+/** Sets a user's password hash and ends all of that user's sessions. */
+export async function setPasswordHash(db: Queryable, id: string, passwordHash: string) {
+  await db.consoleSession.deleteMany({ where: { userId: id } });
+  return db.user.update({ where: { id }, data: { passwordHash } });
+}
+
+/** Sets a user's role. */
+export function setRole(db: Queryable, id: string, role: string) {
+  return db.user.update({ where: { id }, data: { role } });
+}
+
+/** Deletes a user (their sessions go with them, ON DELETE CASCADE). */
+export function deleteUser(db: Queryable, id: string) {
+  return db.user.delete({ where: { id } });
+}
+
+/** How many owners company `companyId` has. */
+export function countOwners(db: Queryable, companyId: string) {
+  return db.user.count({ where: { companyId, role: "owner" } });
+}
+
+/** Stores an invitation; only the SHA-256 hex of its token is kept. */
+export function insertInvite(
+  db: Queryable,
+  data: { companyId: string; email: string; role: string; tokenHash: string; invitedBy: string | null; expiresAt: Date },
+) {
+  return db.invite.create({ data });
+}
+
+/** The invitation whose token hashes to `tokenHash`, with its company; null when unknown. */
+export function findInviteByTokenHash(db: Queryable, tokenHash: string) {
+  return db.invite.findUnique({ where: { tokenHash }, include: { company: true } });
+}
+
+/** Open (not accepted, not expired at `now`) invitations of a company, newest first. */
+export function listOpenInvites(db: Queryable, companyId: string, now: Date) {
+  return db.invite.findMany({
+    where: { companyId, acceptedAt: null, expiresAt: { gt: now } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+}
+
+/** Marks an invitation used; returns false when it was already accepted (a second use of the link). */
+export async function markInviteAccepted(db: Queryable, id: string, now: Date): Promise<boolean> {
+  const { count } = await db.invite.updateMany({ where: { id, acceptedAt: null }, data: { acceptedAt: now } });
+  return count === 1;
+}

@@ -1,0 +1,52 @@
+/**
+ * Console passwords: argon2id (RFC 9106) through @node-rs/argon2 with the OWASP Password Storage Cheat Sheet's
+ * minimum parameters (m = 19 MiB, t = 2, p = 1). Passwords are at least 12 characters (NIST SP 800-63B allows
+ * long passphrases; the upper bound only stops hashing megabytes). A password is never logged or stored in clear.
+ */
+import crypto from "node:crypto";
+import { hash, verify } from "@node-rs/argon2";
+
+/** Shortest accepted password, in characters. */
+export const PASSWORD_MIN_LENGTH = 12;
+/** Longest accepted password, in characters. */
+export const PASSWORD_MAX_LENGTH = 256;
+
+const ARGON2_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+/** The argon2id PHC string (`$argon2id$v=19$m=19456,t=2,p=1$...`) of `password`. */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2_OPTIONS);
+}
+
+/** True when `password` matches the PHC string `passwordHash`; false for a mismatch or a malformed hash. */
+export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Spends the time of one `verifyPassword` on a hash nobody knows the password of: sign-in calls it for an unknown
+ * email, so that an unknown email and a wrong password take about the same time (no user enumeration by timing).
+ */
+export async function verifyAgainstDummy(password: string): Promise<false> {
+  dummyHash ??= hashPassword(crypto.randomBytes(32).toString("base64url"));
+  await verifyPassword(await dummyHash, password);
+  return false;
+}
+
+/** A random 20-character password (120 bits, base64url) for `users create` / `reset-password` and the demo owner. */
+export function generatePassword(): string {
+  return crypto.randomBytes(15).toString("base64url");
+}
+
+/** Why `password` is not acceptable, or null when it is. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return `The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `The password must be at most ${PASSWORD_MAX_LENGTH} characters long.`;
+  return null;
+}

@@ -1,0 +1,288 @@
+/**
+ * Console users and their roles (issue 10 "Users and sign-in"): `owner` (everything, team included) > `admin` (API
+ * keys, webhooks, pipelines) > `member` (read-only). A user belongs to one company; emails are unique across the
+ * server, compared case-insensitively (stored lower-cased). A company always keeps at least one owner. The admin
+ * CLI, the admin API and the console's Team page all call these functions; each change records an audit event.
+ */
+import crypto from "node:crypto";
+import { z } from "zod";
+import { inTransaction, isUniqueViolation, type Queryable } from "../db/companies";
+import * as users from "../db/users";
+import { notFound, problem } from "../http/problem";
+import { parseInput } from "../http/validate";
+import { recordAudit, type AuditActor } from "./audit-log";
+import { requireCompany } from "./companies";
+import { generatePassword, hashPassword, passwordProblem } from "./passwords";
+
+/** The roles, most powerful first. */
+export const ROLES = ["owner", "admin", "member"] as const;
+/** A console role. */
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { owner: 3, admin: 2, member: 1 };
+
+/** True when `role` is at least `needed` (`owner` > `admin` > `member`). */
+export function roleAtLeast(role: string, needed: Role): boolean {
+  return (RANK[role as Role] ?? 0) >= RANK[needed];
+}
+
+/** How long an invitation link stays valid: 7 days, in ms. */
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** A user as lists show it (never the password hash). */
+export interface UserSummary {
+  id: string;
+  email: string;
+  role: Role;
+  company_id: string;
+  created_at: string;
+}
+
+/** Who changes users, within which company (undefined: the admin CLI, across companies), from which IP. */
+export interface UserManager {
+  actor: AuditActor;
+  companyId?: string;
+  ip?: string | null;
+}
+
+const emailField = z
+  .string({ error: "email is required." })
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ error: "Enter an email address like name@example.com." }).max(254, { error: "The email address is too long." }));
+const roleField = z.enum(ROLES, { error: "role must be owner, admin or member." });
+
+/** Body that creates a user: `{ company_id, email, role }` (the password is generated). */
+export const UserCreateSchema = z.object({ company_id: z.string().min(1), email: emailField, role: roleField });
+/** Body that invites a user: `{ email, role }`. */
+export const InviteSchema = z.object({ email: emailField, role: roleField });
+/** Body that changes a role: `{ role }`. */
+export const RoleChangeSchema = z.object({ role: roleField });
+/** Body that accepts an invitation: `{ password, password_confirmation }`. */
+export const AcceptInviteSchema = z
+  .object({ password: z.string({ error: "Enter a password." }), password_confirmation: z.string().optional() })
+  .superRefine((value, ctx) => {
+    const why = passwordProblem(value.password);
+    if (why) ctx.addIssue({ code: "custom", path: ["password"], message: why });
+    else if (value.password_confirmation !== undefined && value.password_confirmation !== value.password) {
+      ctx.addIssue({ code: "custom", path: ["password_confirmation"], message: "The passwords do not match." });
+    }
+  });
+
+/** Lower-cases and trims an email as it is stored. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function toSummary(row: { id: string; email: string; role: string; companyId: string; createdAt: Date }): UserSummary {
+  return { id: row.id, email: row.email, role: row.role as Role, company_id: row.companyId, created_at: row.createdAt.toISOString() };
+}
+
+function emailTaken(email: string) {
+  return problem("validation_failed", `The request body is invalid (email).`, {
+    errors: [{ path: "email", message: `${email} already has a Stageline account.` }],
+  });
+}
+
+/**
+ * Creates a user with a generated password (admin CLI `users create`, and the demo seed) and records `user.created`.
+ * @returns the user and its password, which is shown once and never stored in clear.
+ * @throws ProblemError 400 `validation_failed` (bad email or role, email taken); 404 `not_found` (company).
+ */
+export async function createUser(db: Queryable, body: unknown, by: UserManager): Promise<UserSummary & { password: string }> {
+  const input = parseInput(UserCreateSchema, body);
+  if (by.companyId !== undefined && by.companyId !== input.company_id) throw notFound("Company", input.company_id);
+  await requireCompany(db, input.company_id);
+  const password = generatePassword();
+  let row;
+  try {
+    row = await users.insertUser(db, { companyId: input.company_id, email: input.email, role: input.role, passwordHash: await hashPassword(password) });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw emailTaken(input.email);
+    throw err;
+  }
+  await recordAudit(db, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "user.created",
+    target: { type: "user", id: row.id, label: row.email },
+    ip: by.ip,
+    details: { role: row.role },
+  });
+  return { ...toSummary(row), password };
+}
+
+/**
+ * Every user of a company, oldest first.
+ * @throws ProblemError 404 `not_found` (company).
+ */
+export async function listUsers(db: Queryable, companyId: string): Promise<UserSummary[]> {
+  await requireCompany(db, companyId);
+  return (await users.listUsers(db, companyId)).map(toSummary);
+}
+
+async function requireUser(db: Queryable, userId: string, companyId: string | undefined) {
+  const row = companyId === undefined ? await users.findUser(db, userId) : await users.findUserInCompany(db, userId, companyId);
+  if (!row) throw notFound("User", userId);
+  return row;
+}
+
+/**
+ * The user `userId` within `companyId` (when set).
+ * @throws ProblemError 404 `not_found` when unknown or of another company.
+ */
+export async function getUser(db: Queryable, userId: string, companyId?: string): Promise<UserSummary> {
+  return toSummary(await requireUser(db, userId, companyId));
+}
+
+function lastOwner(email: string, what: string) {
+  return problem("validation_failed", `${email} is the company's last owner and cannot be ${what}. Make another user owner first.`, {
+    errors: [{ path: "role", message: `${email} is the last owner: make another user owner first.` }],
+  });
+}
+
+/**
+ * Changes a user's role (body `{ role }`) and records `user.role_changed`. The last owner cannot be demoted.
+ * @throws ProblemError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
+ */
+export async function changeRole(db: Queryable, userId: string, body: unknown, by: UserManager): Promise<UserSummary> {
+  const { role } = parseInput(RoleChangeSchema, body);
+  const before = await requireUser(db, userId, by.companyId);
+  if (before.role === role) return toSummary(before);
+  if (before.role === "owner" && (await users.countOwners(db, before.companyId)) <= 1) throw lastOwner(before.email, "demoted");
+  const row = await users.setRole(db, userId, role);
+  await recordAudit(db, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "user.role_changed",
+    target: { type: "user", id: row.id, label: row.email },
+    ip: by.ip,
+    details: { from: before.role, to: row.role },
+  });
+  return toSummary(row);
+}
+
+/**
+ * Removes a user (their sessions end with them) and records `user.removed`. The last owner cannot be removed.
+ * @throws ProblemError 400 `validation_failed` (last owner); 404 `not_found` (user).
+ */
+export async function removeUser(db: Queryable, userId: string, by: UserManager): Promise<UserSummary> {
+  const row = await requireUser(db, userId, by.companyId);
+  if (row.role === "owner" && (await users.countOwners(db, row.companyId)) <= 1) throw lastOwner(row.email, "removed");
+  await users.deleteUser(db, userId);
+  await recordAudit(db, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "user.removed",
+    target: { type: "user", id: row.id, label: row.email },
+    ip: by.ip,
+    details: { role: row.role },
+  });
+  return toSummary(row);
+}
+
+/**
+ * Gives a user a new generated password (admin CLI `users reset-password`), ends their sessions and records
+ * `user.password_reset`.
+ * @returns the user and the new password, shown once. @throws ProblemError 404 `not_found` (user).
+ */
+export async function resetPassword(db: Queryable, userId: string, by: UserManager): Promise<UserSummary & { password: string }> {
+  const row = await requireUser(db, userId, by.companyId);
+  const password = generatePassword();
+  await users.setPasswordHash(db, userId, await hashPassword(password));
+  await recordAudit(db, {
+    companyId: row.companyId,
+    actor: by.actor,
+    action: "user.password_reset",
+    target: { type: "user", id: row.id, label: row.email },
+    ip: by.ip,
+  });
+  return { ...toSummary(row), password };
+}
+
+/** SHA-256 hex of an invitation token (only the hash is stored). */
+function hashToken(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+/**
+ * Invites someone to company `companyId` (body `{ email, role }`) and records `user.invited`.
+ * @returns the one-time token for the invitation link (valid INVITE_TTL_MS; shown once, stored hashed) and its expiry.
+ * @throws ProblemError 400 `validation_failed` (bad email or role, email already has an account).
+ */
+export async function inviteUser(
+  db: Queryable,
+  companyId: string,
+  body: unknown,
+  by: UserManager & { actor: Extract<AuditActor, { type: "user" }> },
+  now: Date = new Date(),
+): Promise<{ token: string; email: string; role: Role; expiresAt: Date }> {
+  const input = parseInput(InviteSchema, body);
+  if (await users.findUserByEmail(db, input.email)) throw emailTaken(input.email);
+  const token = crypto.randomBytes(32).toString("base64url");
+  const invite = await users.insertInvite(db, {
+    companyId,
+    email: input.email,
+    role: input.role,
+    tokenHash: hashToken(token),
+    invitedBy: by.actor.id,
+    expiresAt: new Date(now.getTime() + INVITE_TTL_MS),
+  });
+  await recordAudit(db, {
+    companyId,
+    actor: by.actor,
+    action: "user.invited",
+    target: { type: "invite", id: invite.id, label: invite.email },
+    ip: by.ip,
+    details: { role: invite.role, expires_at: invite.expiresAt.toISOString() },
+  });
+  return { token, email: invite.email, role: invite.role as Role, expiresAt: invite.expiresAt };
+}
+
+/** Open invitations of a company (not accepted, not expired), newest first. */
+export async function listOpenInvites(db: Queryable, companyId: string, now: Date = new Date()) {
+  return (await users.listOpenInvites(db, companyId, now)).map((i) => ({ id: i.id, email: i.email, role: i.role, expiresAt: i.expiresAt }));
+}
+
+/**
+ * The open invitation of `token`.
+ * @throws ProblemError 404 `not_found` when the token is unknown, used or expired (one message for all three).
+ */
+export async function findOpenInvite(db: Queryable, token: string, now: Date = new Date()) {
+  const invite = await users.findInviteByTokenHash(db, hashToken(token));
+  if (!invite || invite.acceptedAt || invite.expiresAt <= now) {
+    throw problem("not_found", "This invitation link is not valid: it was already used, it expired, or it was copied incompletely. Ask for a new one.");
+  }
+  return { id: invite.id, email: invite.email, role: invite.role as Role, companyId: invite.companyId, companyName: invite.company.name };
+}
+
+/**
+ * Accepts an invitation: creates the user with the chosen password (body `{ password, password_confirmation }`),
+ * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once.
+ * @returns the new user. @throws ProblemError 400 `validation_failed` (password); 404 `not_found` (link).
+ */
+export async function acceptInvite(db: Queryable, token: string, body: unknown, ip: string | null, now: Date = new Date()): Promise<UserSummary> {
+  const input = parseInput(AcceptInviteSchema, body);
+  const invite = await findOpenInvite(db, token, now);
+  const passwordHash = await hashPassword(input.password);
+  const row = await inTransaction(db, async (tx) => {
+    if (!(await users.markInviteAccepted(tx, invite.id, now))) await findOpenInvite(tx, token, new Date(0));
+    let created;
+    try {
+      created = await users.insertUser(tx, { companyId: invite.companyId, email: invite.email, role: invite.role, passwordHash });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw emailTaken(invite.email);
+      throw err;
+    }
+    await recordAudit(tx, {
+      companyId: created.companyId,
+      actor: { type: "user", id: created.id, email: created.email },
+      action: "user.joined",
+      target: { type: "user", id: created.id, label: created.email },
+      ip,
+      details: { role: created.role },
+    });
+    return created;
+  });
+  return toSummary(row);
+}

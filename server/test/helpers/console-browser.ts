@@ -1,0 +1,147 @@
+/**
+ * Real-browser tests of the console (../shared/BROWSER.md): a headless Chromium from @sparticuz/chromium driven by
+ * playwright-core, axe-core for accessibility, and helpers to make users and sign in. One browser per test file
+ * (`launchBrowser` in beforeAll, `browser.close()` in afterAll), a new context (cookie jar) per user.
+ *
+ * ```ts
+ * const t = await startTestServer();            // helpers/test-server.ts (PGlite, or TEST_DATABASE_URL)
+ * const browser = await launchBrowser();
+ * const owner = await createConsoleUser(t, "owner");
+ * const page = await signIn(browser, t.url, owner);
+ * await page.goto(`${t.url}/console/keys`);
+ * await expectNoSeriousAxeViolations(page);
+ * ```
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { chromium as playwright } from "playwright-core";
+import { CLI_ACTOR } from "../../src/services/audit-log";
+import { createUser, type Role } from "../../src/services/users";
+import type { TestServer } from "./test-server";
+
+const REPO_ROOT = path.resolve(__dirname, "../../..");
+
+/**
+ * Launches headless Chromium. The first launch on a machine unpacks it to /tmp/chromium (1-2 s); test files running
+ * in parallel may race on that, so a failed launch is retried once after a short wait.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  const launch = async () => {
+    const chromium = await chromiumBinary();
+    // `--single-process` (a serverless setting of the package) makes Chromium exit when a context closes.
+    const args = chromium.args.filter((arg) => arg !== "--single-process");
+    return playwright.launch({ executablePath: chromium.executablePath, args, headless: true });
+  };
+  try {
+    return await launch();
+  } catch {
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    return launch();
+  }
+}
+
+let binary: Promise<{ executablePath: string; args: string[] }> | undefined;
+
+/**
+ * Where @sparticuz/chromium unpacked Chromium, and its launch arguments. The package is an ES module, which jest's
+ * CommonJS runtime cannot load, so a short child Node process asks it.
+ */
+function chromiumBinary(): Promise<{ executablePath: string; args: string[] }> {
+  binary ??= new Promise((resolve, reject) => {
+    const script =
+      'import("@sparticuz/chromium").then(async ({ default: c }) => process.stdout.write(JSON.stringify({ executablePath: await c.executablePath(), args: c.args })))';
+    execFile(process.execPath, ["-e", script], { cwd: REPO_ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`@sparticuz/chromium failed: ${err.message}\n${stderr}`));
+      resolve(JSON.parse(stdout) as { executablePath: string; args: string[] });
+    });
+  });
+  binary.catch(() => (binary = undefined));
+  return binary;
+}
+
+/** A console user made for a test, with its password. */
+export interface ConsoleUser {
+  id: string;
+  email: string;
+  password: string;
+  role: Role;
+  companyId: string;
+}
+
+let userSeq = 0;
+
+/** Creates a console user of `role` in the test server's main company (or `companyId`), as the admin CLI does. */
+export async function createConsoleUser(t: TestServer, role: Role, companyId: string = t.companyId): Promise<ConsoleUser> {
+  const email = `${role}-${process.pid}-${++userSeq}-${Date.now().toString(36)}@example.test`;
+  const created = await createUser(t.server.ctx.prisma, { company_id: companyId, email, role }, { actor: CLI_ACTOR });
+  return { id: created.id, email: created.email, password: created.password, role, companyId };
+}
+
+/** A page in a new browser context (its own cookies) with `user` signed in; it is on the console's first page. */
+export async function signIn(browser: Browser, baseUrl: string, user: { email: string; password: string }): Promise<Page> {
+  const context: BrowserContext = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await page.goto("/console/sign-in");
+  await page.getByLabel("Email address").fill(user.email);
+  await page.getByLabel("Password").fill(user.password);
+  await Promise.all([page.waitForURL(/\/console\/(?!sign-in)/), page.getByRole("button", { name: "Sign in" }).click()]);
+  return page;
+}
+
+let axeSource: string | undefined;
+
+/** One axe-core violation as reported. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; html: string }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2.x A/AA rules and best practices) on the current page and returns the serious and critical
+ * violations. axe is injected with `page.evaluate` (the console's CSP refuses `addScriptTag` content).
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target, html: n.html })),
+    }));
+  });
+  return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
+
+/** Fails the test when axe-core finds a serious or critical violation on the current page (listing them). */
+export async function expectNoSeriousAxeViolations(page: Page): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  if (violations.length) {
+    const lines = violations.map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    throw new Error(`axe-core found ${violations.length} serious/critical violation(s) on ${page.url()}:\n${lines.join("\n")}`);
+  }
+}
+
+/**
+ * Saves a screenshot of the page as `docs/<name>` in the repository, only when UPDATE_SCREENSHOTS=1 (so that test
+ * runs, CI included, do not change the work tree). @returns the path written, or null.
+ */
+export async function updateScreenshot(page: Page, name: string): Promise<string | null> {
+  if (process.env.UPDATE_SCREENSHOTS !== "1") return null;
+  const file = path.join(REPO_ROOT, "docs", name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** The value of the form's CSRF token on the current page (for requests a test forges on purpose). */
+export function csrfTokenOf(page: Page): Promise<string> {
+  return page.locator('input[name="_csrf"]').first().inputValue();
+}
