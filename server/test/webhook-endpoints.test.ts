@@ -7,6 +7,7 @@
 import { Webhook } from "standardwebhooks";
 import { ItemChangedEventSchema, ItemSchema, TaskSchema } from "@stageline/shared";
 import type { AppContext } from "../src/context";
+import { CLI_ACTOR } from "../src/services/audit-log";
 import {
   DELIVERY_PAGE_SIZE,
   EndpointInputSchema,
@@ -37,9 +38,11 @@ describe("webhook endpoints (console)", () => {
   /** A new endpoint of the main company on its own receiver path. */
   const endpoint = async (events: string[] = ["item.created"], description?: string) => {
     const path = `/endpoint/${++n}`;
-    const row = await createEndpoint(ctx, t.companyId, EndpointInputSchema.parse({ target_url: rx.url + path, events, description }));
+    const row = await createEndpoint(ctx, by(), EndpointInputSchema.parse({ target_url: rx.url + path, events, description }));
     return { ...row, path };
   };
+  /** The main company's manager (the admin CLI as actor). */
+  const by = (companyId = t.companyId) => ({ companyId, actor: CLI_ACTOR, ip: "127.0.0.9" });
   const requestsTo = (path: string) => rx.requests.filter((r) => r.path === path);
   const createItem = async (name = "Acme deal") => {
     const p = t.pipeline;
@@ -67,7 +70,7 @@ describe("webhook endpoints (console)", () => {
 
     it("refuses an unknown event and a URL the mode does not allow, naming both fields", async () => {
       const input = EndpointInputSchema.parse({ target_url: "ftp://hooks.example.com/x", events: ["item.deleted"] });
-      await expect(createEndpoint(ctx, t.companyId, input)).rejects.toMatchObject({
+      await expect(createEndpoint(ctx, by(), input)).rejects.toMatchObject({
         status: 422,
         extras: { errors: [expect.objectContaining({ path: "target_url" }), expect.objectContaining({ path: "events" })] },
       });
@@ -159,7 +162,7 @@ describe("webhook endpoints (console)", () => {
       const ep = await endpoint(["item.created"]);
       await createItem("Before pause");
       await rx.waitFor(() => requestsTo(ep.path).length === 1, "the delivery before the pause");
-      const paused = await setEndpointPaused(ctx, t.companyId, ep.id, true);
+      const paused = await setEndpointPaused(ctx, by(), ep.id, true);
       expect(paused.pausedAt).toBeInstanceOf(Date);
       await createItem("During pause");
       const [entry] = (await listEndpointDeliveries(ctx, t.companyId, ep.id)).items;
@@ -169,7 +172,7 @@ describe("webhook endpoints (console)", () => {
       expect((await listEndpointDeliveries(ctx, t.companyId, ep.id)).items).toHaveLength(1); // no delivery for the paused-time item
       await expect(sendTestEvent(ctx, t.companyId, ep.id)).rejects.toMatchObject({ status: 422 });
 
-      expect((await setEndpointPaused(ctx, t.companyId, ep.id, false)).pausedAt).toBeNull();
+      expect((await setEndpointPaused(ctx, by(), ep.id, false)).pausedAt).toBeNull();
       await rx.waitFor(() => requestsTo(ep.path).length === 2, "the held delivery after resume");
       await createItem("After resume");
       await rx.waitFor(() => requestsTo(ep.path).length === 3, "a new delivery after resume");
@@ -188,7 +191,9 @@ describe("webhook endpoints (console)", () => {
     it("rotates keeping the old secret valid for 24 hours: deliveries verify with either", async () => {
       const ep = await endpoint();
       const before = await revealSecret(ctx, t.companyId, "admin", ep.id);
-      await rotateEndpointSecret(ctx, t.companyId, ep.id);
+      await rotateEndpointSecret(ctx, by(), ep.id);
+      const rotated = await ctx.prisma.auditEvent.findFirst({ where: { targetId: ep.id, action: "webhook_endpoint.secret_rotated" } });
+      expect(JSON.stringify(rotated)).not.toContain(before.secret);
       const after = await revealSecret(ctx, t.companyId, "admin", ep.id);
       expect(after.secret).not.toBe(before.secret);
       expect(after.previousSecret).toBe(before.secret);
@@ -228,11 +233,11 @@ describe("webhook endpoints (console)", () => {
       const { items } = await listEndpoints(ctx, t.companyId);
       expect(items.find((e) => e.id === hook.id)).toMatchObject({ origin: "api", events: ["item.created"] });
       const input = EndpointInputSchema.parse({ target_url: `${rx.url}/zap2`, events: ["item.created"] });
-      await expect(updateEndpoint(ctx, t.companyId, hook.id, input)).rejects.toMatchObject({ status: 422 });
-      await expect(setEndpointPaused(ctx, t.companyId, hook.id, true)).rejects.toMatchObject({ status: 422 });
+      await expect(updateEndpoint(ctx, by(), hook.id, input)).rejects.toMatchObject({ status: 422 });
+      await expect(setEndpointPaused(ctx, by(), hook.id, true)).rejects.toMatchObject({ status: 422 });
       await expect(sendTestEvent(ctx, t.companyId, hook.id)).rejects.toMatchObject({ status: 422 });
       await expect(revealSecret(ctx, t.companyId, "owner", hook.id)).rejects.toMatchObject({ status: 422 });
-      await deleteEndpoint(ctx, t.companyId, hook.id);
+      await deleteEndpoint(ctx, by(), hook.id);
       expect((await t.request("GET", "/v1/ext/webhooks")).body.map((h: { id: string }) => h.id)).not.toContain(hook.id);
     });
 
@@ -248,11 +253,18 @@ describe("webhook endpoints (console)", () => {
     it("changes URL, description and events, and deletes with its delivery log", async () => {
       const ep = await endpoint(["item.created"], "old");
       const input = EndpointInputSchema.parse({ target_url: `${rx.url}/moved`, description: "new", events: ["task.created"] });
-      const { before, after } = await updateEndpoint(ctx, t.companyId, ep.id, input);
+      const { before, after } = await updateEndpoint(ctx, by(), ep.id, input);
       expect(before).toMatchObject({ description: "old", events: ["item.created"] });
       expect(after).toMatchObject({ description: "new", events: ["task.created"], targetUrl: `${rx.url}/moved` });
-      await deleteEndpoint(ctx, t.companyId, ep.id);
+      await deleteEndpoint(ctx, by(), ep.id);
       await expect(getEndpoint(ctx, t.companyId, ep.id)).rejects.toMatchObject({ status: 404 });
+      const events = await ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, targetId: ep.id }, orderBy: { createdAt: "asc" } });
+      expect(events.map((e) => [e.action, e.ip])).toEqual([
+        ["webhook_endpoint.created", "127.0.0.9"],
+        ["webhook_endpoint.changed", "127.0.0.9"],
+        ["webhook_endpoint.deleted", "127.0.0.9"],
+      ]);
+      expect(events[1]!.details).toMatchObject({ from: { description: "old" }, to: { description: "new", events: ["task.created"] } });
     });
   });
 
@@ -263,11 +275,11 @@ describe("webhook endpoints (console)", () => {
       const input = EndpointInputSchema.parse({ target_url: `${rx.url}/x`, events: ["item.created"] });
       const attempts: (() => Promise<unknown>)[] = [
         () => getEndpoint(ctx, other.companyId, ep.id),
-        () => updateEndpoint(ctx, other.companyId, ep.id, input),
-        () => setEndpointPaused(ctx, other.companyId, ep.id, true),
-        () => deleteEndpoint(ctx, other.companyId, ep.id),
+        () => updateEndpoint(ctx, by(other.companyId), ep.id, input),
+        () => setEndpointPaused(ctx, by(other.companyId), ep.id, true),
+        () => deleteEndpoint(ctx, by(other.companyId), ep.id),
         () => revealSecret(ctx, other.companyId, "owner", ep.id),
-        () => rotateEndpointSecret(ctx, other.companyId, ep.id),
+        () => rotateEndpointSecret(ctx, by(other.companyId), ep.id),
         () => sendTestEvent(ctx, other.companyId, ep.id),
         () => listEndpointDeliveries(ctx, other.companyId, ep.id),
         () => getEndpointDelivery(ctx, other.companyId, ep.id, "x"),

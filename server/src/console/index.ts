@@ -14,7 +14,9 @@ import { consoleCsrfSecret } from "../services/console-sessions";
 import { consoleNotFound, renderConsoleError } from "./errors";
 import { auditRouter } from "./pages/audit";
 import { keysRouter } from "./pages/keys";
+import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { signInRouter } from "./pages/sign-in";
+import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
 import { loadSession, requireSignedIn } from "./session";
 import { ASSETS_DIR } from "./views";
@@ -32,6 +34,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(express.urlencoded({ extended: false, limit: "64kb" }));
   router.use(originCheck);
   router.use(loadSession(ctx.prisma));
+  router.post(IMPORT_PATH, blueprintUpload); // the one multipart form: parsed before the CSRF check reads its _csrf
   router.use(async (req, res, next) => {
     secret ||= await consoleCsrfSecret(ctx.prisma);
     const kit = csrf.forRequest(req);
@@ -46,6 +49,8 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(requireSignedIn);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
   router.use(keysRouter(ctx));
+  router.use(webhooksRouter(ctx));
+  router.use(pipelinesRouter(ctx));
   router.use(auditRouter(ctx));
   router.use(consoleNotFound);
   router.use(renderConsoleError(ctx.logger));

@@ -30,8 +30,10 @@ import { decodeKeysetCursor } from "../http/keyset-cursor";
 import { notFound, problem } from "../http/problem";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
+import { recordAudit, type AuditActor } from "./audit-log";
 import { toPage, type Page } from "./keyset-page";
 import { SAMPLE_IDS, sampleItem, sampleTask } from "./samples";
+import { roleAtLeast, type Role } from "./users";
 import {
   PREVIOUS_SECRET_OVERLAP_MS,
   requeueDelivery,
@@ -56,8 +58,38 @@ export const DELIVERY_OUTCOMES = { delivered: "succeeded", failed: "failed", pen
 /** One outcome of {@link DELIVERY_OUTCOMES}. */
 export type DeliveryOutcome = keyof typeof DELIVERY_OUTCOMES;
 
-/** The role of a console user (issue 10 "Users and sign-in"). */
-export type ConsoleRole = "owner" | "admin" | "member";
+/**
+ * Who changes an endpoint, for tenant scoping and the audit log (services/audit-log.ts): the company acted in, the
+ * actor (a console user) and the client IP.
+ */
+export interface EndpointManager {
+  companyId: string;
+  actor: AuditActor;
+  ip?: string | null;
+}
+
+/** Records an endpoint change in the audit log (never a secret). */
+function audit(
+  ctx: AppContext,
+  by: EndpointManager,
+  action: "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated",
+  row: subscriptions.SubscriptionRow,
+  details: Record<string, Prisma.InputJsonValue | null> = {},
+): Promise<void> {
+  return recordAudit(ctx.prisma, {
+    companyId: by.companyId,
+    actor: by.actor,
+    action,
+    target: { type: "webhook_endpoint", id: row.id, label: row.targetUrl },
+    ip: by.ip ?? null,
+    details,
+  });
+}
+
+/** What the audit log keeps of an endpoint's settings. */
+function settingsOf(row: subscriptions.SubscriptionRow): Record<string, Prisma.InputJsonValue | null> {
+  return { target_url: row.targetUrl, description: row.description, events: row.events, origin: row.origin };
+}
 
 /**
  * The endpoint form (create and edit): `target_url`, an optional `description`, and `events` as one or more event
@@ -110,14 +142,15 @@ function checkEndpointInput(ctx: AppContext, input: EndpointInput): EventName[] 
  * @throws ProblemError 422 `invalid_reference` for a URL the server's mode does not allow, an unknown event name,
  *   or a company at the subscription limit.
  */
-export async function createEndpoint(ctx: AppContext, companyId: string, input: EndpointInput): Promise<subscriptions.SubscriptionRow> {
+export async function createEndpoint(ctx: AppContext, by: EndpointManager, input: EndpointInput): Promise<subscriptions.SubscriptionRow> {
   const events = checkEndpointInput(ctx, input);
   const result = await subscriptions.insertSubscriptionWithinLimit(
     ctx.prisma,
-    { companyId, targetUrl: input.target_url, description: input.description, events, origin: "console", secret: generateWebhookSecret() },
+    { companyId: by.companyId, targetUrl: input.target_url, description: input.description, events, origin: "console", secret: generateWebhookSecret() },
     MAX_SUBSCRIPTIONS_PER_COMPANY,
   );
   if ("limitReached" in result) throw subscriptionLimitReached("the console's Webhooks page lists them");
+  await audit(ctx, by, "webhook_endpoint.created", result, settingsOf(result));
   return result;
 }
 
@@ -165,18 +198,19 @@ async function requireConsoleEndpoint(ctx: AppContext, companyId: string, id: st
  */
 export async function updateEndpoint(
   ctx: AppContext,
-  companyId: string,
+  by: EndpointManager,
   id: string,
   input: EndpointInput,
 ): Promise<{ before: subscriptions.SubscriptionRow; after: subscriptions.SubscriptionRow }> {
   const events = checkEndpointInput(ctx, input);
-  const before = await requireConsoleEndpoint(ctx, companyId, id, "edited");
-  const after = await subscriptions.updateSubscription(ctx.prisma, { companyId, origin: "console" }, id, {
+  const before = await requireConsoleEndpoint(ctx, by.companyId, id, "edited");
+  const after = await subscriptions.updateSubscription(ctx.prisma, { companyId: by.companyId, origin: "console" }, id, {
     targetUrl: input.target_url,
     description: input.description,
     events,
   });
   if (!after) throw notFound("Webhook endpoint", id);
+  await audit(ctx, by, "webhook_endpoint.changed", after, { from: settingsOf(before), to: settingsOf(after) });
   return { before, after };
 }
 
@@ -186,11 +220,12 @@ export async function updateEndpoint(
  * @returns the endpoint after the change.
  * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
  */
-export async function setEndpointPaused(ctx: AppContext, companyId: string, id: string, paused: boolean): Promise<subscriptions.SubscriptionRow> {
-  await requireConsoleEndpoint(ctx, companyId, id, paused ? "paused" : "resumed");
-  const row = await subscriptions.setSubscriptionPaused(ctx.prisma, { companyId, origin: "console" }, id, paused ? new Date() : null);
+export async function setEndpointPaused(ctx: AppContext, by: EndpointManager, id: string, paused: boolean): Promise<subscriptions.SubscriptionRow> {
+  const before = await requireConsoleEndpoint(ctx, by.companyId, id, paused ? "paused" : "resumed");
+  const row = await subscriptions.setSubscriptionPaused(ctx.prisma, { companyId: by.companyId, origin: "console" }, id, paused ? new Date() : null);
   if (!row) throw notFound("Webhook endpoint", id);
   if (!paused) ctx.eventsCommitted();
+  if ((before.pausedAt === null) === paused) await audit(ctx, by, "webhook_endpoint.changed", row, { paused });
   return row;
 }
 
@@ -199,9 +234,10 @@ export async function setEndpointPaused(ctx: AppContext, companyId: string, id: 
  * @returns the deleted row (for the audit log).
  * @throws ProblemError 404 `not_found` when unknown or another company's.
  */
-export async function deleteEndpoint(ctx: AppContext, companyId: string, id: string): Promise<subscriptions.SubscriptionRow> {
-  const row = await getEndpoint(ctx, companyId, id);
-  if (!(await subscriptions.deleteSubscription(ctx.prisma, companyScope(companyId), id))) throw notFound("Webhook endpoint", id);
+export async function deleteEndpoint(ctx: AppContext, by: EndpointManager, id: string): Promise<subscriptions.SubscriptionRow> {
+  const row = await getEndpoint(ctx, by.companyId, id);
+  if (!(await subscriptions.deleteSubscription(ctx.prisma, companyScope(by.companyId), id))) throw notFound("Webhook endpoint", id);
+  await audit(ctx, by, "webhook_endpoint.deleted", row, settingsOf(row));
   return row;
 }
 
@@ -218,8 +254,8 @@ export interface RevealedSecret {
  * @throws ProblemError 403 `insufficient_scope` for a member; 404 `not_found` (unknown or another company's);
  *   422 `invalid_reference` for a REST hook (its secret went to the API client that subscribed).
  */
-export async function revealSecret(ctx: AppContext, companyId: string, role: ConsoleRole, id: string): Promise<RevealedSecret> {
-  if (role !== "owner" && role !== "admin") {
+export async function revealSecret(ctx: AppContext, companyId: string, role: Role, id: string): Promise<RevealedSecret> {
+  if (!roleAtLeast(role, "admin")) {
     throw problem("insufficient_scope", "Only an owner or admin can reveal a signing secret.");
   }
   await requireConsoleEndpoint(ctx, companyId, id, "revealed");
@@ -240,9 +276,10 @@ export async function revealSecret(ctx: AppContext, companyId: string, role: Con
  * @returns the endpoint.
  * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
  */
-export async function rotateEndpointSecret(ctx: AppContext, companyId: string, id: string): Promise<subscriptions.SubscriptionRow> {
-  await requireConsoleEndpoint(ctx, companyId, id, "given a new secret");
-  const { row } = await rotateSubscriptionSecret(ctx, { companyId, origin: "console" }, id);
+export async function rotateEndpointSecret(ctx: AppContext, by: EndpointManager, id: string): Promise<subscriptions.SubscriptionRow> {
+  await requireConsoleEndpoint(ctx, by.companyId, id, "given a new secret");
+  const { row } = await rotateSubscriptionSecret(ctx, { companyId: by.companyId, origin: "console" }, id);
+  await audit(ctx, by, "webhook_endpoint.secret_rotated", row, { previous_secret_valid_hours: PREVIOUS_SECRET_OVERLAP_MS / 3_600_000 });
   return row;
 }
 
