@@ -13,9 +13,11 @@ import type { AppContext } from "../context";
 import { consoleCsrfSecret } from "../services/console-sessions";
 import { consoleNotFound, renderConsoleError } from "./errors";
 import { auditRouter } from "./pages/audit";
+import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { signInRouter } from "./pages/sign-in";
+import { teamRouter } from "./pages/team";
 import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
 import { loadSession, requireSignedIn } from "./session";
@@ -46,11 +48,13 @@ export function consoleRouter(ctx: AppContext): Router {
   });
 
   router.use(signInRouter(ctx));
+  router.use(inviteRouter(ctx));
   router.use(requireSignedIn);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));
   router.use(pipelinesRouter(ctx));
+  router.use(teamRouter(ctx));
   router.use(auditRouter(ctx));
   router.use(consoleNotFound);
   router.use(renderConsoleError(ctx.logger));

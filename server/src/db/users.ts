@@ -50,7 +50,7 @@ export function countOwners(db: Queryable, companyId: string) {
 /** Stores an invitation; only the SHA-256 hex of its token is kept. */
 export function insertInvite(
   db: Queryable,
-  data: { companyId: string; email: string; role: string; tokenHash: string; invitedBy: string | null; expiresAt: Date },
+  data: { companyId: string; email: string; role: string; tokenHash: string; invitedBy: string | null; createdAt: Date; expiresAt: Date },
 ) {
   return db.invite.create({ data });
 }

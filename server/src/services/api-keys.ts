@@ -10,7 +10,7 @@ import * as keys from "../db/api-keys";
 import { notFound, problem } from "../http/problem";
 import { parseInput } from "../http/validate";
 import { requireCompany } from "./companies";
-import { recordAudit, type AuditActor } from "./audit-log";
+import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 
 export interface AuthContext {
   keyId: string;
@@ -145,14 +145,7 @@ export async function createKey(prisma: PrismaClient, body: unknown, by: KeyMana
   if (by.companyId !== undefined && by.companyId !== input.company_id) throw notFound("Company", input.company_id);
   await requireCompany(prisma, input.company_id);
   const { row, key } = await createApiKey(prisma, { companyId: input.company_id, name: input.name, scopes: input.scopes, expiresAt });
-  await recordAudit(prisma, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "api_key.created",
-    target: { type: "api_key", id: row.id, label: row.name },
-    ip: by.ip,
-    details: { prefix: row.prefix, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null },
-  });
+  await auditKey(prisma, by, "api_key.created", row, { prefix: row.prefix, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null });
   return { id: row.id, name: row.name, scopes: knownScopes(row.scopes), key };
 }
 
@@ -188,14 +181,7 @@ export async function renameKey(prisma: PrismaClient, keyId: string, body: unkno
   const before = await requireKey(prisma, keyId, by.companyId);
   const row = await keys.renameKey(prisma, keyId, name);
   if (!row) throw notFound("API key", keyId);
-  await recordAudit(prisma, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "api_key.renamed",
-    target: { type: "api_key", id: row.id, label: row.name },
-    ip: by.ip,
-    details: { from: before.name, to: row.name },
-  });
+  await auditKey(prisma, by, "api_key.renamed", row, { from: before.name, to: row.name });
   return toKeySummary(row);
 }
 
@@ -209,14 +195,7 @@ export async function revokeKey(prisma: PrismaClient, keyId: string, by: KeyMana
   const row = await keys.revokeKey(prisma, keyId, new Date());
   if (!row) throw notFound("API key", keyId);
   if (!before.revokedAt) {
-    await recordAudit(prisma, {
-      companyId: row.companyId,
-      actor: by.actor,
-      action: "api_key.revoked",
-      target: { type: "api_key", id: row.id, label: row.name },
-      ip: by.ip,
-      details: { prefix: row.prefix },
-    });
+    await auditKey(prisma, by, "api_key.revoked", row, { prefix: row.prefix });
   }
   return toKeySummary(row);
 }
@@ -240,6 +219,11 @@ export function keyStatus(key: KeySummary, now: Date = new Date()): "active" | "
   if (key.revoked_at) return "revoked";
   if (key.expires_at && new Date(key.expires_at) <= now) return "expired";
   return "active";
+}
+
+/** Records `action` on key `row` by `by` in the company's audit log. */
+function auditKey(prisma: PrismaClient, by: KeyManager, action: AuditAction, row: ApiKey, details: Record<string, Prisma.InputJsonValue | null>) {
+  return recordAudit(prisma, { companyId: row.companyId, actor: by.actor, action, target: { type: "api_key", id: row.id, label: row.name }, ip: by.ip, details });
 }
 
 function knownScopes(stored: string[]): Scope[] {

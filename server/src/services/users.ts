@@ -10,7 +10,7 @@ import { inTransaction, isUniqueViolation, type Queryable } from "../db/companie
 import * as users from "../db/users";
 import { notFound, problem } from "../http/problem";
 import { parseInput } from "../http/validate";
-import { recordAudit, type AuditActor } from "./audit-log";
+import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { requireCompany } from "./companies";
 import { generatePassword, hashPassword, passwordProblem } from "./passwords";
 
@@ -101,14 +101,7 @@ export async function createUser(db: Queryable, body: unknown, by: UserManager):
     if (isUniqueViolation(err)) throw emailTaken(input.email);
     throw err;
   }
-  await recordAudit(db, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "user.created",
-    target: { type: "user", id: row.id, label: row.email },
-    ip: by.ip,
-    details: { role: row.role },
-  });
+  await auditUser(db, by, "user.created", row, { role: row.role });
   return { ...toSummary(row), password };
 }
 
@@ -122,7 +115,7 @@ export async function listUsers(db: Queryable, companyId: string): Promise<UserS
 }
 
 async function requireUser(db: Queryable, userId: string, companyId: string | undefined) {
-  const row = companyId === undefined ? await users.findUser(db, userId) : await users.findUserInCompany(db, userId, companyId);
+  const row = companyId === undefined ? await users.findUser(db, userId) : await users.findUserInCompany(db, companyId, userId);
   if (!row) throw notFound("User", userId);
   return row;
 }
@@ -151,14 +144,7 @@ export async function changeRole(db: Queryable, userId: string, body: unknown, b
   if (before.role === role) return toSummary(before);
   if (before.role === "owner" && (await users.countOwners(db, before.companyId)) <= 1) throw lastOwner(before.email, "demoted");
   const row = await users.setRole(db, userId, role);
-  await recordAudit(db, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "user.role_changed",
-    target: { type: "user", id: row.id, label: row.email },
-    ip: by.ip,
-    details: { from: before.role, to: row.role },
-  });
+  await auditUser(db, by, "user.role_changed", row, { from: before.role, to: row.role });
   return toSummary(row);
 }
 
@@ -170,14 +156,7 @@ export async function removeUser(db: Queryable, userId: string, by: UserManager)
   const row = await requireUser(db, userId, by.companyId);
   if (row.role === "owner" && (await users.countOwners(db, row.companyId)) <= 1) throw lastOwner(row.email, "removed");
   await users.deleteUser(db, userId);
-  await recordAudit(db, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "user.removed",
-    target: { type: "user", id: row.id, label: row.email },
-    ip: by.ip,
-    details: { role: row.role },
-  });
+  await auditUser(db, by, "user.removed", row, { role: row.role });
   return toSummary(row);
 }
 
@@ -190,14 +169,13 @@ export async function resetPassword(db: Queryable, userId: string, by: UserManag
   const row = await requireUser(db, userId, by.companyId);
   const password = generatePassword();
   await users.setPasswordHash(db, userId, await hashPassword(password));
-  await recordAudit(db, {
-    companyId: row.companyId,
-    actor: by.actor,
-    action: "user.password_reset",
-    target: { type: "user", id: row.id, label: row.email },
-    ip: by.ip,
-  });
+  await auditUser(db, by, "user.password_reset", row);
   return { ...toSummary(row), password };
+}
+
+/** Records `action` on user `row` by `by` in the company's audit log. */
+function auditUser(db: Queryable, by: UserManager, action: AuditAction, row: { id: string; email: string; companyId: string }, details?: Record<string, string>) {
+  return recordAudit(db, { companyId: row.companyId, actor: by.actor, action, target: { type: "user", id: row.id, label: row.email }, ip: by.ip, details });
 }
 
 /** SHA-256 hex of an invitation token (only the hash is stored). */
@@ -226,6 +204,7 @@ export async function inviteUser(
     role: input.role,
     tokenHash: hashToken(token),
     invitedBy: by.actor.id,
+    createdAt: now,
     expiresAt: new Date(now.getTime() + INVITE_TTL_MS),
   });
   await recordAudit(db, {

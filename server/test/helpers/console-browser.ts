@@ -15,7 +15,7 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, Locator, Page, Response } from "playwright-core";
 import { chromium as playwright } from "playwright-core";
 import { CLI_ACTOR } from "../../src/services/audit-log";
 import { createUser, type Role } from "../../src/services/users";
@@ -74,7 +74,7 @@ let userSeq = 0;
 
 /** Creates a console user of `role` in the test server's main company (or `companyId`), as the admin CLI does. */
 export async function createConsoleUser(t: TestServer, role: Role, companyId: string = t.companyId): Promise<ConsoleUser> {
-  const email = `${role}-${process.pid}-${++userSeq}-${Date.now().toString(36)}@example.test`;
+  const email = `${role}-${++userSeq}@acme.example`;
   const created = await createUser(t.server.ctx.prisma, { company_id: companyId, email, role }, { actor: CLI_ACTOR });
   return { id: created.id, email: created.email, password: created.password, role, companyId };
 }
@@ -144,4 +144,17 @@ export async function updateScreenshot(page: Page, name: string): Promise<string
 /** The value of the form's CSRF token on the current page (for requests a test forges on purpose). */
 export function csrfTokenOf(page: Page): Promise<string> {
   return page.locator('input[name="_csrf"]').first().inputValue();
+}
+
+/**
+ * Clicks a form's submit button and waits until the page the form led to has loaded (after a redirect, the next
+ * page). @returns the HTTP response of the form's POST (its status: 303 on success, 400 with errors, 403, 404).
+ */
+export async function submitForm(page: Page, button: Locator): Promise<Response> {
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.request().resourceType() === "document"),
+    button.click(),
+  ]);
+  await page.waitForLoadState("load");
+  return response;
 }

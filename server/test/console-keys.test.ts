@@ -1,0 +1,153 @@
+/**
+ * The console's API keys page in a real headless Chromium: create a key (shown once, with a copy button, never in
+ * a URL, gone after a reload or Back), use it on the API (200), rename it, revoke it after a confirmation (then
+ * 401), form errors in the error summary, audit events, and axe-core on every page. With UPDATE_SCREENSHOTS=1 the
+ * test writes docs/console-api-keys.png.
+ */
+import type { Browser } from "playwright-core";
+import {
+  createConsoleUser,
+  expectNoSeriousAxeViolations,
+  launchBrowser,
+  signIn,
+  updateScreenshot,
+  type ConsoleUser,
+} from "./helpers/console-browser";
+import { startTestServer, type TestServer } from "./helpers/test-server";
+
+let t: TestServer;
+let browser: Browser;
+let admin: ConsoleUser;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  browser = await launchBrowser();
+  admin = await createConsoleUser(t, "admin");
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+it("creates, renames and revokes a key, which works on the API until it is revoked", async () => {
+  const page = await signIn(browser, t.url, admin);
+  await page.goto("/console/keys");
+  await expectNoSeriousAxeViolations(page);
+  // Every scope is ticked by default; untick one.
+  for (const scope of ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]) {
+    await expect(page.getByLabel(scope).isChecked()).resolves.toBe(true);
+  }
+  await page.getByLabel("Name", { exact: true }).fill("Zapier <production>");
+  await page.getByLabel("hooks:manage").uncheck();
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(/\/console\/keys$/);
+
+  const secret = page.getByLabel("Your new API key");
+  const key = await secret.inputValue();
+  expect(key).toMatch(/^sl_[a-z0-9]{8}_[A-Za-z0-9_-]{43}$/);
+  expect(page.url()).not.toContain(key);
+  await expect(page.getByRole("button", { name: "Copy" }).isVisible()).resolves.toBe(true);
+  await expect(page.getByRole("status").innerText()).resolves.toContain('API key "Zapier <production>" created');
+  await expectNoSeriousAxeViolations(page);
+  await updateScreenshot(page, "console-api-keys.png");
+
+  // The copy button puts the key on the clipboard.
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
+  await page.getByRole("button", { name: "Copy" }).click();
+  await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(key);
+
+  // Shown once: a reload, and a later visit, do not show it again; the HTML never contains it.
+  await page.goto(page.url());
+  await expect(page.getByLabel("Your new API key").count()).resolves.toBe(0);
+  expect(await page.content()).not.toContain(key);
+  await page.goBack();
+  expect(await page.content()).not.toContain(key);
+  await page.goto("/console/keys");
+
+  const row = page.getByRole("row", { name: /Zapier <production>/ });
+  await expect(row.innerText()).resolves.toMatch(/items:read, items:write, tasks:read, tasks:write\s+.*Never\s+Never\s+active/s);
+
+  // The key works on the API with the chosen scopes.
+  const me = await t.request("GET", "/v1/ext/me", undefined, key);
+  expect(me.status).toBe(200);
+  expect(me.body.key.scopes).toEqual(["items:read", "items:write", "tasks:read", "tasks:write"]);
+  expect(me.body.key.name).toBe("Zapier <production>");
+
+  // Rename.
+  await row.getByRole("link", { name: /Rename/ }).click();
+  await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Rename API key "Zapier <production>"');
+  await expectNoSeriousAxeViolations(page);
+  await page.getByLabel("New name").fill("");
+  await page.getByRole("button", { name: "Save name" }).click();
+  await expect(page.title()).resolves.toMatch(/^Error: /);
+  await expect(page.getByRole("alert").getByRole("link").first().getAttribute("href")).resolves.toBe("#name");
+  await expectNoSeriousAxeViolations(page);
+  await page.getByLabel("New name").fill("Zapier (prod)");
+  await page.getByRole("button", { name: "Save name" }).click();
+  await page.waitForURL(/\/console\/keys$/);
+  await expect(page.getByRole("status").innerText()).resolves.toContain('renamed to "Zapier (prod)"');
+
+  // Revoke after a confirmation page.
+  await page.getByRole("row", { name: /Zapier \(prod\)/ }).getByRole("link", { name: /Revoke/ }).click();
+  await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Revoke API key "Zapier (prod)"?');
+  await expectNoSeriousAxeViolations(page);
+  expect((await t.request("GET", "/v1/ext/me", undefined, key)).status).toBe(200);
+  await page.getByRole("button", { name: "Revoke key" }).click();
+  await page.waitForURL(/\/console\/keys$/);
+  await expect(page.getByRole("row", { name: /Zapier \(prod\)/ }).innerText()).resolves.toContain("revoked");
+  const after = await t.request("GET", "/v1/ext/me", undefined, key);
+  expect(after.status).toBe(401);
+  expect(after.body.code).toBe("invalid_api_key");
+
+  const events = await t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, targetType: "api_key" }, orderBy: { createdAt: "asc" } });
+  expect(events.map((e) => [e.action, e.actorLabel])).toEqual([
+    ["api_key.created", admin.email],
+    ["api_key.renamed", admin.email],
+    ["api_key.revoked", admin.email],
+  ]);
+  expect(JSON.stringify(events)).not.toContain(key);
+
+  // The audit log page lists them.
+  await page.goto("/console/audit");
+  await expect(page.getByRole("row", { name: /API key revoked/ }).innerText()).resolves.toContain(admin.email);
+  await expectNoSeriousAxeViolations(page);
+  await page.context().close();
+});
+
+it("re-renders the create form with errors beside the fields and keeps what was typed", async () => {
+  const page = await signIn(browser, t.url, admin);
+  await page.goto("/console/keys");
+  for (const scope of ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]) await page.getByLabel(scope).uncheck();
+  await page.getByLabel("Name", { exact: true }).fill("No scopes");
+  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Create key" }).click()]);
+  expect(response.status()).toBe(400);
+  await expect(page.getByRole("alert").innerText()).resolves.toContain("Choose at least one scope.");
+  await expect(page.getByLabel("Name", { exact: true }).inputValue()).resolves.toBe("No scopes");
+  await expectNoSeriousAxeViolations(page);
+
+  await page.getByLabel("items:read").check();
+  await page.getByLabel("Expires on (optional)").fill("2020-01-01");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await expect(page.getByRole("alert").innerText()).resolves.toContain("must be in the future");
+  await expect(page.locator("#expires_on-error").innerText()).resolves.toContain("must be in the future");
+  await expectNoSeriousAxeViolations(page);
+
+  await page.getByLabel("Expires on (optional)").fill("2099-12-31");
+  await page.getByRole("button", { name: "Create key" }).click();
+  await page.waitForURL(/\/console\/keys$/);
+  await expect(page.getByRole("row", { name: /No scopes/ }).innerText()).resolves.toContain("2099-12-31 23:59");
+  expect(await t.server.ctx.prisma.apiKey.count({ where: { name: "No scopes", companyId: t.companyId } })).toBe(1);
+  await page.context().close();
+});
+
+it("shows a member the key names and prefixes without any write control", async () => {
+  const member = await createConsoleUser(t, "member");
+  const page = await signIn(browser, t.url, member);
+  await page.goto("/console/keys");
+  await expect(page.getByRole("row", { name: /Test key/ }).count()).resolves.toBe(1);
+  await expect(page.getByRole("link", { name: /Revoke|Rename/ }).count()).resolves.toBe(0);
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys"]);
+  await expectNoSeriousAxeViolations(page);
+  await page.context().close();
+});
