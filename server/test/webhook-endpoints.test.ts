@@ -95,7 +95,7 @@ describe("webhook endpoints (console)", () => {
       await waitUntil(async () => (await listEndpointDeliveries(ctx, t.companyId, ep.id)).items[0]?.state === "succeeded", "the log entry");
       const [entry] = (await listEndpointDeliveries(ctx, t.companyId, ep.id)).items;
       expect(entry).toMatchObject({ event: "item.created", attemptCount: 1, lastStatus: 200, lastDurationMs: expect.any(Number) });
-      const detail = await getEndpointDelivery(ctx, t.companyId, ep.id, entry!.id);
+      const { delivery: detail } = await getEndpointDelivery(ctx, t.companyId, ep.id, entry!.id);
       expect(detail.event.payload).toEqual(item);
       const [attempt] = detail.attempts;
       expect(attempt!.requestHeaders).toMatchObject({

@@ -14,7 +14,7 @@ import { decodeKeysetCursor } from "../http/keyset-cursor";
 import { notFound } from "../http/problem";
 import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
 import { toPage, type Page } from "./keyset-page";
-import { listCustomFields, type PipelineField } from "./pipelines";
+import { customFieldsOf, type PipelineField } from "./pipelines";
 import { toTaskResponse } from "./task-format";
 
 /** Items per page of the console's item table. */
@@ -61,7 +61,7 @@ export async function describePipeline(ctx: AppContext, companyId: string, pipel
     shortIdPrefix: structure.shortIdPrefix,
     createdAt: structure.createdAt,
     stages: structure.stages,
-    customFields: await listCustomFields(ctx.prisma, companyId, pipelineId),
+    customFields: customFieldsOf(structure.blueprint),
     duplicateDetection: readBlueprint(structure.blueprint).duplicate_detection ?? null,
   };
 }

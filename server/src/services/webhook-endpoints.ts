@@ -331,7 +331,7 @@ export async function sendTestEvent(ctx: AppContext, companyId: string, id: stri
 
 /**
  * One page of an endpoint's (or REST hook's) delivery log, newest first, {@link DELIVERY_PAGE_SIZE} a page,
- * optionally only deliveries with `outcome` (delivered, failed, pending).
+ * optionally only deliveries with `outcome` (delivered, failed, pending), with the endpoint itself.
  * @throws ProblemError 404 `not_found` (endpoint unknown or another company's); 400 `validation_failed` for a
  *   cursor the console did not issue.
  */
@@ -340,25 +340,30 @@ export async function listEndpointDeliveries(
   companyId: string,
   id: string,
   options: { outcome?: DeliveryOutcome | undefined; cursor?: string | undefined } = {},
-): Promise<Page<log.DeliverySummaryRow>> {
+): Promise<Page<log.DeliverySummaryRow> & { endpoint: subscriptions.SubscriptionRow }> {
   const after = options.cursor ? decodeKeysetCursor(options.cursor) : undefined;
-  await getEndpoint(ctx, companyId, id);
+  const endpoint = await getEndpoint(ctx, companyId, id);
   const state = options.outcome ? DELIVERY_OUTCOMES[options.outcome] : undefined;
   const rows = await log.listDeliverySummaries(ctx.prisma, id, { state, after }, DELIVERY_PAGE_SIZE + 1);
-  return toPage(rows, DELIVERY_PAGE_SIZE);
+  return { endpoint, ...toPage(rows, DELIVERY_PAGE_SIZE) };
 }
 
 /**
- * One delivery of an endpoint in detail: the event and the exact body sent, and its newest attempts (up to
+ * One delivery of an endpoint in detail, with the endpoint: the event and the exact body sent, and its newest attempts (up to
  * `log.DETAIL_ATTEMPTS`) with the request headers sent, the response status, duration and the response body's
  * first 1 KB.
  * @throws ProblemError 404 `not_found` when the endpoint (another company's) or the delivery (of that endpoint) is unknown.
  */
-export async function getEndpointDelivery(ctx: AppContext, companyId: string, id: string, deliveryId: string): Promise<log.DeliveryDetailRow> {
-  await getEndpoint(ctx, companyId, id);
-  const row = await log.findDeliveryDetail(ctx.prisma, id, deliveryId);
-  if (!row) throw notFound("Webhook delivery", deliveryId);
-  return row;
+export async function getEndpointDelivery(
+  ctx: AppContext,
+  companyId: string,
+  id: string,
+  deliveryId: string,
+): Promise<{ endpoint: subscriptions.SubscriptionRow; delivery: log.DeliveryDetailRow }> {
+  const endpoint = await getEndpoint(ctx, companyId, id);
+  const delivery = await log.findDeliveryDetail(ctx.prisma, id, deliveryId);
+  if (!delivery) throw notFound("Webhook delivery", deliveryId);
+  return { endpoint, delivery };
 }
 
 /**

@@ -133,12 +133,11 @@ export function webhooksRouter(ctx: AppContext): Router {
   });
 
   router.get("/webhooks/:id", async (req, res) => {
-    const companyId = signedIn(req).company.id;
-    const endpoint = await getEndpoint(ctx, companyId, param(req, "id"));
     const requested = query(req, "outcome");
     const outcome = OUTCOMES.find((o) => o === requested);
     const cursor = query(req, "cursor");
-    const deliveries = await listEndpointDeliveries(ctx, companyId, endpoint.id, { outcome, cursor });
+    const deliveries = await listEndpointDeliveries(ctx, signedIn(req).company.id, param(req, "id"), { outcome, cursor });
+    const endpoint = deliveries.endpoint;
     renderPage(req, res, "webhooks/endpoint", {
       title: `Webhook endpoint ${endpoint.targetUrl}`,
       endpoint,
@@ -222,9 +221,7 @@ export function webhooksRouter(ctx: AppContext): Router {
   });
 
   router.get("/webhooks/:id/deliveries/:deliveryId", async (req, res) => {
-    const companyId = signedIn(req).company.id;
-    const endpoint = await getEndpoint(ctx, companyId, param(req, "id"));
-    const delivery = await getEndpointDelivery(ctx, companyId, endpoint.id, param(req, "deliveryId"));
+    const { endpoint, delivery } = await getEndpointDelivery(ctx, signedIn(req).company.id, param(req, "id"), param(req, "deliveryId"));
     renderPage(req, res, "webhooks/delivery", {
       title: `Delivery of ${delivery.event.type}`,
       endpoint,
