@@ -11,7 +11,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CompanyCreatedSchema, KeyCreatedSchema, KeySummarySchema, SCOPES } from "@stageline/shared";
-import { ImportedPipelineSchema } from "../src/admin/admin-api";
+import { ImportedPipelineSchema, UserCreatedSchema, UserSummarySchema } from "../src/admin/admin-api";
+import { signInOverHttp } from "./helpers/console-browser";
 import { startServer, type RunningServer } from "../src/server";
 import { testConfig } from "./helpers/test-server";
 
@@ -63,7 +64,19 @@ describe("admin CLI usage", () => {
   it("prints the command list on --help and exits 0", async () => {
     const res = await runCli(["--help"], db);
     expect(res.code).toBe(0);
-    for (const command of ["companies create", "companies set-subscription", "keys create", "keys list", "keys rename", "keys revoke", "pipelines import"]) {
+    for (const command of [
+      "companies create",
+      "companies set-subscription",
+      "keys create",
+      "keys list",
+      "keys rename",
+      "keys revoke",
+      "users create",
+      "users list",
+      "users reset-password",
+      "users remove",
+      "pipelines import",
+    ]) {
       expect(res.stdout).toContain(command);
     }
   });
@@ -75,6 +88,10 @@ describe("admin CLI usage", () => {
     ["keys", "list"],
     ["keys", "rename"],
     ["keys", "revoke"],
+    ["users", "create"],
+    ["users", "list"],
+    ["users", "reset-password"],
+    ["users", "remove"],
     ["pipelines", "import"],
   ])("prints help for %s %s and exits 0", async (group, name) => {
     const res = await runCli([group, name, "--help"], db);
@@ -239,6 +256,61 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect((await apiGet(server, "/v1/ext/me", created.key)).status).toBe(200);
   });
 
+  it("users create --json prints exactly { id, email, role, company_id, password }; the user signs in to the console", async () => {
+    const res = await runCli(["users", "create", "--company", companyId, "--email", "Ada@Acme.Example", "--role", "owner", "--json"], db());
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    const user = UserCreatedSchema.strict().parse(JSON.parse(res.stdout));
+    expect(Object.keys(JSON.parse(res.stdout))).toEqual(["id", "email", "role", "company_id", "password"]);
+    expect(user).toMatchObject({ email: "ada@acme.example", role: "owner", company_id: companyId });
+    expect(user.password.length).toBeGreaterThanOrEqual(12);
+    expect((await signInOverHttp(server.url, "ada@acme.example", user.password)).status).toBe(303);
+    expect((await signInOverHttp(server.url, "ada@acme.example", "not the password")).status).toBe(401);
+    const stored = await server.ctx.prisma.user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(stored.passwordHash).not.toContain(user.password);
+  });
+
+  it("users create without --json prints the password on its own line; a taken email or an unknown role exits 1", async () => {
+    const res = await runCli(["users", "create", "--company", companyId, "--email", "member@acme.example", "--role", "member"], db());
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Created member member@acme\.example \(id [0-9a-f-]{36}\) in company .*\nThe password is shown only now.*\n[A-Za-z0-9_-]{20}\n$/);
+    const taken = await runCli(["users", "create", "--company", companyId, "--email", "MEMBER@acme.example", "--role", "admin"], db());
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain("member@acme.example already has a Stageline account.");
+    const badRole = await runCli(["users", "create", "--company", companyId, "--email", "x@acme.example", "--role", "boss"], db());
+    expect(badRole.code).toBe(1);
+    expect(badRole.stderr).toContain("role must be owner, admin or member.");
+  });
+
+  it("users list, users reset-password and users remove; the last owner cannot be removed; changes are audited as cli", async () => {
+    const list = await runCli(["users", "list", "--company", companyId, "--json"], db());
+    const users = UserSummarySchema.array().parse(JSON.parse(list.stdout));
+    const owner = users.find((u) => u.role === "owner")!;
+    const member = users.find((u) => u.email === "member@acme.example")!;
+    const table = await runCli(["users", "list", "--company", companyId], db());
+    expect(table.stdout.split("\n")[0]!.split(/\s{2,}/)).toEqual(["ID", "EMAIL", "ROLE", "CREATED"]);
+    expect(table.stdout).toContain("member@acme.example");
+
+    const reset = await runCli(["users", "reset-password", member.id, "--json"], db());
+    expect(reset.code).toBe(0);
+    const fresh = UserCreatedSchema.strict().parse(JSON.parse(reset.stdout));
+    expect((await signInOverHttp(server.url, "member@acme.example", fresh.password)).status).toBe(303);
+
+    const lastOwner = await runCli(["users", "remove", owner.id], db());
+    expect(lastOwner.code).toBe(1);
+    expect(lastOwner.stderr).toContain("last owner");
+    const removed = await runCli(["users", "remove", member.id], db());
+    expect(removed).toMatchObject({ code: 0, stdout: `Removed user member@acme.example (id ${member.id}).\n` });
+    expect((await signInOverHttp(server.url, "member@acme.example", fresh.password)).status).toBe(401);
+    const unknown = await runCli(["users", "remove", member.id], db());
+    expect(unknown).toMatchObject({ code: 1, stderr: `Error: User ${member.id} was not found.\n` });
+
+    const events = await server.ctx.prisma.auditEvent.findMany({ where: { companyId, actorType: "cli" }, orderBy: { createdAt: "asc" } });
+    expect(events.map((e) => e.action)).toEqual(expect.arrayContaining(["api_key.created", "user.created", "user.password_reset", "user.removed"]));
+    expect(events.every((e) => e.actorLabel === "cli")).toBe(true);
+    expect(JSON.stringify(events)).not.toContain(fresh.password);
+  });
+
   it("goes through the server: an admin.json with a wrong token makes the command fail", async () => {
     const file = path.join(dataDir, "admin.json");
     const original = fs.readFileSync(file, "utf8");
@@ -300,6 +372,22 @@ describe("admin CLI with no server running", () => {
       expect(CompanyCreatedSchema.parse(JSON.parse(res.stdout)).name).toBe("After a crash");
     } finally {
       fs.rmSync(staleDir, { recursive: true, force: true });
+    }
+  });
+
+  it("creates a console user on the database itself; the user signs in once the server starts", async () => {
+    const db = { dataDir, databaseUrl };
+    const company = CompanyCreatedSchema.parse(JSON.parse((await runCli(["companies", "create", "--name", "Offline Users Co", "--json"], db)).stdout));
+    const res = await runCli(["users", "create", "--company", company.id, "--email", "offline@acme.example", "--role", "admin", "--json"], db);
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    const user = UserCreatedSchema.strict().parse(JSON.parse(res.stdout));
+    const list = await runCli(["users", "list", "--company", company.id, "--json"], db);
+    expect(UserSummarySchema.array().parse(JSON.parse(list.stdout)).map((u) => u.email)).toEqual(["offline@acme.example"]);
+    const server = await startServer({ ...testConfig(), dataDir, databaseUrl });
+    try {
+      expect((await signInOverHttp(server.url, "offline@acme.example", user.password)).status).toBe(303);
+    } finally {
+      await server.close();
     }
   });
 

@@ -11,7 +11,8 @@ import path from "node:path";
 import { SCOPES } from "@stageline/shared";
 import type { AppContext } from "../src/context";
 import { openDatabase } from "../src/db/database";
-import { seedDemoIfEmpty } from "../src/seed/demo";
+import { DEMO_USER_EMAIL, seedDemoIfEmpty } from "../src/seed/demo";
+import { signInOverHttp } from "./helpers/console-browser";
 import { startServer, type RunningServer } from "../src/server";
 import { startTestServer, testConfig } from "./helpers/test-server";
 
@@ -86,6 +87,14 @@ describe("demo seed on an empty database", () => {
     expect(await server.ctx.prisma.company.count()).toBe(1);
     expect(await server.ctx.prisma.apiKey.count()).toBe(1);
     expect(await server.ctx.prisma.pipeline.count()).toBe(1);
+    expect(await server.ctx.prisma.user.count()).toBe(1);
+  });
+
+  it("creates the demo console owner with a random password, who can sign in", async () => {
+    expect(server.demoUser).toEqual({ email: DEMO_USER_EMAIL, password: expect.stringMatching(/^[A-Za-z0-9_-]{20}$/) });
+    const owner = await server.ctx.prisma.user.findUniqueOrThrow({ where: { email: DEMO_USER_EMAIL } });
+    expect(owner.role).toBe("owner");
+    expect((await signInOverHttp(server.url, DEMO_USER_EMAIL, server.demoUser!.password)).status).toBe(303);
   });
 });
 
@@ -146,13 +155,16 @@ describe("npm start (compiled server)", () => {
     return stdout;
   }
 
-  it("prints the demo API key on the first start only", async () => {
+  it("prints the demo API key, the console URL and the demo user and password on the first start only", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "stageline-seed-"));
     try {
       const first = await startAndStop(dataDir);
       expect(first).toMatch(/^Demo API key: sl_\S+$/m);
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(first)![1];
+      expect(first).toContain(`\nConsole: http://localhost:${port}/console/\nDemo user: ${DEMO_USER_EMAIL}\nDemo password: `);
+      expect(first).toMatch(/^Demo password: [A-Za-z0-9_-]{20}$/m);
       const second = await startAndStop(dataDir);
-      expect(second).not.toMatch(/Demo API key/);
+      expect(second).not.toMatch(/Demo API key|Demo user|Demo password/);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }

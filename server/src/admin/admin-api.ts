@@ -10,6 +10,10 @@
  * | createKey       | POST  /admin/keys                             | KeyCreateSchema               | 201 KeyCreated      |
  * | renameKey       | PATCH /admin/keys/{id}                        | KeyRenameSchema               | 200 KeySummary      |
  * | revokeKey       | POST  /admin/keys/{id}/revoke                 |                               | 200 KeySummary      |
+ * | createUser      | POST  /admin/users                            | UserCreateSchema              | 201 UserCreated     |
+ * | listUsers       | GET   /admin/companies/{id}/users             |                               | 200 UserSummary[]   |
+ * | resetPassword   | POST  /admin/users/{id}/reset-password        |                               | 200 UserCreated     |
+ * | removeUser      | DELETE /admin/users/{id}                      |                               | 200 UserSummary     |
  *
  * Errors are problem+json bodies (CONTRACT "Errors"); a missing or wrong admin token is 401.
  */
@@ -23,6 +27,7 @@ import {
   type KeySummary,
 } from "@stageline/shared";
 import type { CompanySubscription } from "../services/companies";
+import { ROLES, type UserSummary } from "../services/users";
 import type { ImportedPipeline } from "../services/pipeline-import";
 
 /** Request header carrying the admin token (compared in constant time with the server's token). */
@@ -40,7 +45,31 @@ export const adminPaths = {
   keys: () => "/keys",
   key: (keyId: string) => `/keys/${encodeURIComponent(keyId)}`,
   keyRevoke: (keyId: string) => `/keys/${encodeURIComponent(keyId)}/revoke`,
+  users: () => "/users",
+  companyUsers: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/users`,
+  user: (userId: string) => `/users/${encodeURIComponent(userId)}`,
+  userResetPassword: (userId: string) => `/users/${encodeURIComponent(userId)}/reset-password`,
 };
+
+/** A console user as the admin API lists it (never the password or its hash). */
+export const UserSummarySchema: z.ZodType<UserSummary> = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  company_id: z.string(),
+  created_at: z.string(),
+});
+
+/** A created user, or one whose password was reset, with the generated password (shown once). */
+export const UserCreatedSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: z.enum(ROLES),
+  company_id: z.string(),
+  password: z.string(),
+});
+/** Answer of `users create` and `users reset-password`. */
+export type UserCreated = z.infer<typeof UserCreatedSchema>;
 
 /** Answer of a subscription change. */
 export const CompanySubscriptionSchema: z.ZodType<CompanySubscription> = z.object({
@@ -67,4 +96,8 @@ export interface AdminApi {
   renameKey(keyId: string, body: unknown): Promise<KeySummary>;
   revokeKey(keyId: string): Promise<KeySummary>;
   importPipeline(companyId: string, body: unknown): Promise<ImportedPipeline>;
+  createUser(body: unknown): Promise<UserCreated>;
+  listUsers(companyId: string): Promise<UserSummary[]>;
+  resetPassword(userId: string): Promise<UserCreated>;
+  removeUser(userId: string): Promise<UserSummary>;
 }

@@ -18,6 +18,8 @@ import {
   ADMIN_TOKEN_HEADER,
   CompanySubscriptionSchema,
   ImportedPipelineSchema,
+  UserCreatedSchema,
+  UserSummarySchema,
   adminPaths,
   type AdminApi,
 } from "./admin-api";
@@ -50,6 +52,10 @@ export function directAdmin(prisma: PrismaClient): AdminApi {
     renameKey: (keyId, body) => admin.renameKey(prisma, keyId, body),
     revokeKey: (keyId) => admin.revokeKey(prisma, keyId),
     importPipeline: (companyId, body) => admin.importPipeline(prisma, companyId, body),
+    createUser: (body) => admin.createUser(prisma, body),
+    listUsers: (companyId) => admin.listUsers(prisma, companyId),
+    resetPassword: (userId) => admin.resetPassword(prisma, userId),
+    removeUser: (userId) => admin.removeUser(prisma, userId),
   };
 }
 
@@ -104,6 +110,10 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
     renameKey: (keyId, body) => call("PATCH", adminPaths.key(keyId), KeySummarySchema, body),
     revokeKey: (keyId) => call("POST", adminPaths.keyRevoke(keyId), KeySummarySchema),
     importPipeline: (companyId, body) => call("POST", adminPaths.companyPipelines(companyId), ImportedPipelineSchema, body),
+    createUser: (body) => call("POST", adminPaths.users(), UserCreatedSchema, body),
+    listUsers: (companyId) => call("GET", adminPaths.companyUsers(companyId), UserSummarySchema.array()),
+    resetPassword: (userId) => call("POST", adminPaths.userResetPassword(userId), UserCreatedSchema),
+    removeUser: (userId) => call("DELETE", adminPaths.user(userId), UserSummarySchema),
   };
 }
 

@@ -11,7 +11,8 @@ import type { AppContext } from "../context";
 import { problem } from "../http/problem";
 import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
-import { ADMIN_TOKEN_HEADER } from "./admin-api";
+import type { UserSummary } from "../services/users";
+import { ADMIN_TOKEN_HEADER, type UserCreated } from "./admin-api";
 import * as admin from "./admin-service";
 
 /** True when `given` equals `expected`, compared in constant time (on SHA-256 digests, so lengths may differ). */
@@ -74,6 +75,26 @@ export function adminRouter(ctx: AppContext): Router {
 
   router.post("/keys/:keyId/revoke", async (req, res) => {
     const body: KeySummary = await admin.revokeKey(ctx.prisma, req.params.keyId!);
+    res.json(body);
+  });
+
+  router.post("/users", async (req, res) => {
+    const body: UserCreated = await admin.createUser(ctx.prisma, req.body);
+    res.status(201).json(body);
+  });
+
+  router.get("/companies/:companyId/users", async (req, res) => {
+    const body: UserSummary[] = await admin.listUsers(ctx.prisma, req.params.companyId!);
+    res.json(body);
+  });
+
+  router.post("/users/:userId/reset-password", async (req, res) => {
+    const body: UserCreated = await admin.resetPassword(ctx.prisma, req.params.userId!);
+    res.json(body);
+  });
+
+  router.delete("/users/:userId", async (req, res) => {
+    const body: UserSummary = await admin.removeUser(ctx.prisma, req.params.userId!);
     res.json(body);
   });
 

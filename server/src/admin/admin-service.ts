@@ -9,6 +9,9 @@ import type { CompanyCreated, KeyCreated, KeySummary } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as apiKeys from "../services/api-keys";
 import { CLI_ACTOR } from "../services/audit-log";
+import * as users from "../services/users";
+import type { UserSummary } from "../services/users";
+import type { UserCreated } from "./admin-api";
 import * as companies from "../services/companies";
 import type { CompanySubscription } from "../services/companies";
 import * as pipelines from "../services/pipeline-import";
@@ -70,3 +73,36 @@ export function importPipeline(prisma: PrismaClient, companyId: string, body: un
   return pipelines.importPipeline(prisma, companyId, body);
 }
 
+
+/** A user with a generated password, as `users create` / `users reset-password` print it. */
+function withPassword(user: UserSummary & { password: string }): UserCreated {
+  return { id: user.id, email: user.email, role: user.role, company_id: user.company_id, password: user.password };
+}
+
+/**
+ * Creates a console user with a generated password (services/users.ts `createUser`), audited as the CLI.
+ * Body `{ company_id, email, role }`.
+ * @returns `{ id, email, role, company_id, password }`; the password is shown once.
+ * @throws 400 `validation_failed` (email, role, email taken); 404 `not_found` (company).
+ */
+export async function createUser(prisma: PrismaClient, body: unknown): Promise<UserCreated> {
+  return withPassword(await users.createUser(prisma, body, { actor: CLI_ACTOR }));
+}
+
+/** Every user of a company. @throws 404 `not_found` (company). */
+export function listUsers(prisma: PrismaClient, companyId: string): Promise<UserSummary[]> {
+  return users.listUsers(prisma, companyId);
+}
+
+/**
+ * Gives a user a new generated password and ends their sessions.
+ * @returns `{ id, email, role, company_id, password }`. @throws 404 `not_found` (user).
+ */
+export async function resetPassword(prisma: PrismaClient, userId: string): Promise<UserCreated> {
+  return withPassword(await users.resetPassword(prisma, userId, { actor: CLI_ACTOR }));
+}
+
+/** Removes a user (not the company's last owner). @throws 400 `validation_failed` (last owner); 404 `not_found`. */
+export function removeUser(prisma: PrismaClient, userId: string): Promise<UserSummary> {
+  return users.removeUser(prisma, userId, { actor: CLI_ACTOR });
+}

@@ -3,7 +3,9 @@ import { SCOPES, type KeyCreated, type KeySummary } from "@stageline/shared";
 import { ProblemError } from "../http/problem";
 import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
+import type { UserSummary } from "../services/users";
 import { ServerUnreachableError, type AdminConnection } from "./admin-client";
+import type { UserCreated } from "./admin-api";
 
 /** One JSON value on one line. */
 export function asJson(value: unknown): string {
@@ -37,7 +39,7 @@ export function keyCreatedText(key: KeyCreated): string {
 export function keyTable(keys: KeySummary[]): string {
   if (keys.length === 0) return "This company has no API keys.\n";
   const header = ["ID", "NAME", "PREFIX", "SCOPES", "EXPIRES", "REVOKED", "LAST USED"];
-  const rows = keys.map((k) => [
+  return table(header, keys.map((k) => [
     k.id,
     k.name,
     k.prefix,
@@ -45,7 +47,29 @@ export function keyTable(keys: KeySummary[]): string {
     k.expires_at ?? "-",
     k.revoked_at ?? "-",
     k.last_used_at ?? "-",
-  ]);
+  ]));
+}
+
+/** Result of `users create` / `users reset-password`: what happened, then the password on a line of its own. */
+export function userPasswordText(user: UserCreated, what: "created" | "reset"): string {
+  return [
+    what === "created"
+      ? `Created ${user.role} ${user.email} (id ${user.id}) in company ${user.company_id}.`
+      : `Set a new password for ${user.email} (id ${user.id}); their console sessions have ended.`,
+    "The password is shown only now and cannot be retrieved later; give it to the user safely:",
+    user.password,
+    "",
+  ].join("\n");
+}
+
+/** `users list` as an aligned table. */
+export function userTable(users: UserSummary[]): string {
+  if (users.length === 0) return "This company has no console users.\n";
+  return table(["ID", "EMAIL", "ROLE", "CREATED"], users.map((u) => [u.id, u.email, u.role, u.created_at]));
+}
+
+/** Rows as an aligned text table under `header`. */
+function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
   return [line(header), ...rows.map(line), ""].join("\n");

@@ -1,5 +1,5 @@
 /**
- * `npm run admin -- <command>`: companies, API keys and pipeline import from the command line.
+ * `npm run admin -- <command>`: companies, API keys, console users and pipeline import from the command line.
  * Arguments are parsed here (util.parseArgs); the work is done by the admin API (admin-api.ts), reached over the
  * running server or directly on the database (admin-client.ts). Output formats live in cli-output.ts.
  *
@@ -185,6 +185,69 @@ const COMMANDS: Command[] = [
     run: async (api, values, [keyId], io) => {
       const key = await api.revokeKey(keyId!);
       io.stdout(values.json ? output.asJson(key) : `Revoked key ${key.id} (${JSON.stringify(key.name)}) at ${key.revoked_at}.\n`);
+    },
+  },
+  {
+    group: "users",
+    name: "create",
+    args: "--company COMPANY_ID --email EMAIL --role owner|admin|member [--json]",
+    summary: "Create a console user and print a generated password (shown once)",
+    help: [
+      "Creates a user who signs in to the console (/console) and prints a generated password, shown once.",
+      "Roles: owner (everything, team included), admin (API keys, webhooks, pipelines), member (read-only).",
+      "",
+      "Options:",
+      "  --company COMPANY_ID   the company the user belongs to",
+      "  --email EMAIL          the sign-in email (unique, case-insensitive)",
+      "  --role ROLE            owner, admin or member",
+      JSON_HELP + ': {"id","email","role","company_id","password"}',
+    ].join("\n"),
+    options: { company: { type: "string" }, email: { type: "string" }, role: { type: "string" }, ...json },
+    positionals: [],
+    required: ["company", "email", "role"],
+    run: async (api, values, _positionals, io) => {
+      const user = await api.createUser({ company_id: values.company, email: values.email, role: values.role });
+      io.stdout(values.json ? output.asJson(user) : output.userPasswordText(user, "created"));
+    },
+  },
+  {
+    group: "users",
+    name: "list",
+    args: "--company COMPANY_ID [--json]",
+    summary: "List a company's console users",
+    help: ["Lists the company's console users: id, email, role, creation time.", "", "Options:", "  --company COMPANY_ID   the company", "  --json                 print the users as one JSON array on stdout"].join("\n"),
+    options: { company: { type: "string" }, ...json },
+    positionals: [],
+    required: ["company"],
+    run: async (api, values, _positionals, io) => {
+      const users = await api.listUsers(String(values.company));
+      io.stdout(values.json ? output.asJson(users) : output.userTable(users));
+    },
+  },
+  {
+    group: "users",
+    name: "reset-password",
+    args: "USER_ID [--json]",
+    summary: "Give a user a new generated password (shown once) and sign them out",
+    help: ["Sets a new generated password for the user, prints it once and ends the user's console sessions.", "", "Options:", JSON_HELP + ': {"id","email","role","company_id","password"}'].join("\n"),
+    options: { ...json },
+    positionals: ["USER_ID"],
+    run: async (api, values, [userId], io) => {
+      const user = await api.resetPassword(userId!);
+      io.stdout(values.json ? output.asJson(user) : output.userPasswordText(user, "reset"));
+    },
+  },
+  {
+    group: "users",
+    name: "remove",
+    args: "USER_ID [--json]",
+    summary: "Remove a console user (not the company's last owner)",
+    help: ["Removes the user and ends their sessions. The company's last owner cannot be removed.", "", "Options:", JSON_HELP + " (the removed user)"].join("\n"),
+    options: { ...json },
+    positionals: ["USER_ID"],
+    run: async (api, values, [userId], io) => {
+      const user = await api.removeUser(userId!);
+      io.stdout(values.json ? output.asJson(user) : `Removed user ${user.email} (id ${user.id}).\n`);
     },
   },
   {

@@ -158,3 +158,22 @@ export async function submitForm(page: Page, button: Locator): Promise<Response>
   await page.waitForLoadState("load");
   return response;
 }
+
+/**
+ * Signs in with plain HTTP (no browser), as a form post with the sign-in page's CSRF token and cookie.
+ * @returns the POST's status (303 signed in, 401 wrong email or password, 429 rate-limited) and, when signed in,
+ * the `cookie` header value that carries the session.
+ */
+export async function signInOverHttp(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<{ status: number; cookie: string | null }> {
+  const page = await fetch(`${baseUrl}/console/sign-in`, { headers });
+  const csrfCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+  const res = await fetch(`${baseUrl}/console/sign-in`, {
+    method: "POST",
+    headers: { cookie: csrfCookie, origin: baseUrl, "content-type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams({ _csrf: token, email, password }),
+    redirect: "manual",
+  });
+  const session = res.headers.getSetCookie().find((c) => /^(__Host-)?stageline\.session=/.test(c));
+  return { status: res.status, cookie: session ? session.split(";")[0]! : null };
+}
