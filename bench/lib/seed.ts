@@ -52,7 +52,7 @@ export function seededItemPosition(plan: SeedPlan, g: number): KeysetPosition {
 
 /**
  * The opaque list cursor for "the page after `position`", in the server's format
- * (server/src/http/keyset-cursor.ts: base64url of JSON `[created_at ISO, id]`).
+ * (shared/src/keyset-cursor.ts: base64url of JSON `[created_at ISO, id]`).
  */
 export function keysetCursor(position: KeysetPosition): string {
   return Buffer.from(JSON.stringify([position.createdAt.toISOString(), position.id])).toString("base64url");

@@ -1,4 +1,4 @@
-import { jsonAroundSlot, newSlotPlaceholder } from "../src/services/json-slot";
+import { jsonAroundSlot, newSlotPlaceholder } from "../src/db/json-slot";
 
 describe("jsonAroundSlot", () => {
   const slot = newSlotPlaceholder("short_id");

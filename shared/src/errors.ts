@@ -132,3 +132,22 @@ export function toFieldErrors(error: z.ZodError | readonly z.core.$ZodIssue[]): 
   }
   return out;
 }
+
+/**
+ * A domain error: a failure with a stable problem `code` (CONTRACT "Errors"), raised by parsing, services and the data
+ * checks alike. It carries no HTTP: each edge renders it in its own format (the API as RFC 9457 problem details via
+ * `createProblem`, the console as an HTML page). `status` is the code's HTTP status (`PROBLEM_STATUS`), which both edges use.
+ */
+export class DomainError extends Error {
+  /** HTTP status of `code` (`PROBLEM_STATUS[code]`). */
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extras: ProblemExtras = {},
+  ) {
+    super(detail);
+    this.name = "DomainError";
+    this.status = PROBLEM_STATUS[code];
+  }
+}

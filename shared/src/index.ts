@@ -4,6 +4,8 @@
  */
 export * from "./scopes";
 export * from "./errors";
+export * from "./parse-input";
+export * from "./keyset-cursor";
 export * from "./limits";
 export * from "./http";
 export * from "./pagination";

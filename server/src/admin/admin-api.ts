@@ -86,7 +86,7 @@ export const ImportedPipelineSchema: z.ZodType<ImportedPipeline> = PipelineSchem
 
 /**
  * Every admin operation. Bodies are passed unparsed: the server side parses them with the shared schemas, so a CLI
- * talking HTTP and a CLI opening the database get the same validation. Failures reject with a ProblemError.
+ * talking HTTP and a CLI opening the database get the same validation. Failures reject with a DomainError.
  */
 export interface AdminApi {
   createCompany(body: unknown): Promise<CompanyCreated>;

@@ -11,7 +11,7 @@ import { loadConfig } from "../config/config";
 import { openDatabase, type Database } from "../db/database";
 import { applyMigrations } from "../db/migrations";
 import type { PrismaClient } from "../generated/prisma/client";
-import { ProblemError } from "../http/problem";
+import { DomainError } from "../services/errors";
 import { adminHandshakePath } from "../server";
 import {
   ADMIN_BASE_PATH,
@@ -65,7 +65,7 @@ export class ServerUnreachableError extends Error {
 }
 
 /**
- * The admin operations over a running server's admin API. Problem answers are rethrown as ProblemErrors, so
+ * The admin operations over a running server's admin API. Problem answers are rethrown as DomainErrors, so
  * callers see the same errors as on the direct path.
  */
 export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): AdminApi {
@@ -94,7 +94,7 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
       const parsed = ProblemSchema.safeParse(json);
       if (parsed.success) {
         const { code, detail, errors } = parsed.data;
-        throw new ProblemError(code, detail, errors ? { errors } : {});
+        throw new DomainError(code, detail, errors ? { errors } : {});
       }
       throw new Error(`The server answered ${method} ${path} with HTTP ${res.status}: ${text.slice(0, 200)}`);
     }

@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import { Router, type RequestHandler } from "express";
 import type { CompanyCreated, KeyCreated, KeySummary } from "@stageline/shared";
 import type { AppContext } from "../context";
-import { problem } from "../http/problem";
+import { domainError } from "../services/errors";
 import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
 import type { UserSummary } from "../services/users";
@@ -28,7 +28,7 @@ function requireAdminToken(expected: string): RequestHandler {
     const given = req.header(ADMIN_TOKEN_HEADER);
     if (adminTokenMatches(given, expected)) return next();
     next(
-      problem(
+      domainError(
         "invalid_api_key",
         given
           ? "The admin token is not valid. Use the admin CLI (npm run admin) on the machine running the server."

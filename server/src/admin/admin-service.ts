@@ -3,7 +3,7 @@
  * expiration, can be renamed and revoked, new keys get all scopes) and pipeline import. The admin HTTP routes
  * (admin-routes.ts) and the CLI's direct-database path (admin-client.ts) both call exactly these functions, so the
  * two ways of running a command cannot behave differently. Inputs are raw bodies, parsed here with the shared admin
- * schemas; failures are ProblemErrors (CONTRACT "Errors").
+ * schemas; failures are DomainErrors (CONTRACT "Errors").
  */
 import type { CompanyCreated, KeyCreated, KeySummary } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";

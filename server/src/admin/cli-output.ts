@@ -1,6 +1,6 @@
 /** What the admin CLI prints: JSON for scripts, short text and tables for people, and error messages. */
 import { SCOPES, type KeyCreated, type KeySummary } from "@stageline/shared";
-import { ProblemError } from "../http/problem";
+import { DomainError } from "../services/errors";
 import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
 import type { UserSummary } from "../services/users";
@@ -90,7 +90,7 @@ export function pipelineText(pipeline: ImportedPipeline): string {
 
 /** The stderr text for a failed command: the problem's detail and every failing field. */
 export function errorText(err: unknown, connection: AdminConnection | undefined): string {
-  if (err instanceof ProblemError) {
+  if (err instanceof DomainError) {
     const lines = [`Error: ${err.detail}`];
     for (const field of err.extras.errors ?? []) lines.push(`  - ${field.path}: ${field.message}`);
     if (err.code === "invalid_api_key" && connection?.via === "server") {

@@ -1,11 +1,11 @@
 /**
- * The console's error pages: the HTML counterpart of http/problem.ts. A service's ProblemError (DomainError) keeps
+ * The console's error pages: the HTML counterpart of http/problem.ts. A service's DomainError keeps
  * its status (403 refused, 404 not found or another company's, 400 ...) and its detail; a CSRF failure is 403; a
  * console URL that matches no page is 404; anything else is a 500 whose cause is logged, never shown.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "pino";
-import { ProblemError, problem } from "../http/problem";
+import { DomainError, domainError } from "../services/errors";
 import { renderPage } from "./views";
 
 const TITLES: Record<number, string> = {
@@ -19,7 +19,7 @@ const TITLES: Record<number, string> = {
 
 /** 404 page for a console URL that matches no route. */
 export const consoleNotFound: RequestHandler = (req, _res, next) => {
-  next(problem("not_found", `There is no console page at ${req.originalUrl}. Check the address, or use the menu.`));
+  next(domainError("not_found", `There is no console page at ${req.originalUrl}. Check the address, or use the menu.`));
 };
 
 /** The console's last error middleware. */
@@ -28,7 +28,7 @@ export function renderConsoleError(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(err);
     let status = 500;
     let detail = "Try again later. If it keeps happening, tell the people who run this Stageline server.";
-    if (err instanceof ProblemError) {
+    if (err instanceof DomainError) {
       status = err.status;
       detail = err.detail;
     } else if ((err as { code?: string }).code === "EBADCSRFTOKEN") {

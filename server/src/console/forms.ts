@@ -3,7 +3,7 @@
  * `400 validation_failed` problem lists failing `errors: [{ path, message }]`; `formErrors` maps them to form field
  * ids, and the page re-renders the form with status 400, the values as typed and those errors.
  */
-import { ProblemError } from "../http/problem";
+import { DomainError } from "../services/errors";
 
 /** One error of a form: `field` is the id of the input it belongs to (the summary links to `#field`). */
 export interface FieldError {
@@ -12,11 +12,11 @@ export interface FieldError {
 }
 
 /**
- * The field errors of `err` when it is a `validation_failed` ProblemError, else rethrows `err` (the error page
+ * The field errors of `err` when it is a `validation_failed` DomainError, else rethrows `err` (the error page
  * renders it). `fieldFor` maps a problem path (e.g. `expires_at`) to a field id; unknown paths go to `fallback`.
  */
 export function formErrors(err: unknown, fieldFor: Record<string, string>, fallback: string): FieldError[] {
-  if (!(err instanceof ProblemError) || err.code !== "validation_failed") throw err;
+  if (!(err instanceof DomainError) || err.code !== "validation_failed") throw err;
   const listed = (err.extras as { errors?: { path: string; message: string }[] }).errors ?? [];
   if (!listed.length) return [{ field: fallback, message: err.detail }];
   return listed.map((e) => ({ field: fieldFor[e.path.split(".")[0] ?? ""] ?? fallback, message: e.message }));

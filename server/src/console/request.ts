@@ -4,7 +4,7 @@
  * call that takes an id also takes `signedIn(req).company.id`, so another company's id is 404.
  */
 import type { Request } from "express";
-import { problem } from "../http/problem";
+import { domainError } from "../services/errors";
 import type { ConsoleSession, SessionUser } from "../services/console-sessions";
 
 declare global {
@@ -19,11 +19,11 @@ declare global {
 
 /**
  * The signed-in user of `req` (with `company`), for pages behind `requireSignedIn`.
- * @throws ProblemError 401 when nobody is signed in (a programming error: the route is not behind the guard).
+ * @throws DomainError 401 when nobody is signed in (a programming error: the route is not behind the guard).
  */
 export function signedIn(req: Request): SessionUser {
   const user = req.consoleSession?.user;
-  if (!user) throw problem("invalid_api_key", "Sign in to the console first.");
+  if (!user) throw domainError("invalid_api_key", "Sign in to the console first.");
   return user;
 }
 

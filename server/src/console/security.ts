@@ -12,7 +12,7 @@
 import type { Request, RequestHandler } from "express";
 import helmet from "helmet";
 import { doubleCsrf, type DoubleCsrfUtilities } from "csrf-csrf";
-import { problem } from "../http/problem";
+import { domainError } from "../services/errors";
 
 /** Name of the hidden form field that carries the CSRF token. */
 export const CSRF_FIELD = "_csrf";
@@ -60,7 +60,7 @@ export function sameOrigin(req: Request): boolean {
 /** 403 for a state-changing request from another origin (the CSRF token is checked after this). */
 export const originCheck: RequestHandler = (req, _res, next) => {
   if (SAFE_METHODS.has(req.method) || sameOrigin(req)) return next();
-  next(problem("insufficient_scope", "This form was sent from another site, so it was refused. Nothing was changed."));
+  next(domainError("insufficient_scope", "This form was sent from another site, so it was refused. Nothing was changed."));
 };
 
 /** The csrf-csrf utilities for plain http and for https (where the cookie gets `Secure` and the `__Host-` prefix). */

@@ -6,7 +6,7 @@
  */
 import type { Request, RequestHandler, Response } from "express";
 import type { PrismaClient } from "../generated/prisma/client";
-import { problem } from "../http/problem";
+import { domainError } from "../services/errors";
 import { resolveSession, SESSION_ABSOLUTE_MS } from "../services/console-sessions";
 import { roleAtLeast, type Role } from "../services/users";
 import { readNotice } from "./flash";
@@ -60,6 +60,6 @@ export function requireRole(role: Role): RequestHandler {
   return (req, _res, next) => {
     const user = req.consoleSession?.user;
     if (user && roleAtLeast(user.role, role)) return next();
-    next(problem("insufficient_scope", `This needs the ${role} role; you are signed in as ${user?.role ?? "nobody"}.`));
+    next(domainError("insufficient_scope", `This needs the ${role} role; you are signed in as ${user?.role ?? "nobody"}.`));
   };
 }

@@ -1,6 +1,6 @@
 /** Data access for the audit log (table `audit_events`), newest first by (created_at, id) for keyset pagination. */
 import type { Prisma } from "../generated/prisma/client";
-import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
+import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import type { Queryable } from "./companies";
 
 /** One audit row as stored. */

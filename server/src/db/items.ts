@@ -3,10 +3,10 @@
  * unknown (CONTRACT "Errors", 404). Rows come back in the `ItemRecord` shape `toItemResponse` formats.
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import type { KeysetPosition } from "../http/keyset-cursor";
-import { ITEM_INCLUDE, type ItemRecord } from "../services/item-format";
+import type { KeysetPosition } from "./keyset";
+import { ITEM_INCLUDE, type ItemRecord } from "./item-record";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
-import type { JsonAroundSlot } from "../services/json-slot";
+import type { JsonAroundSlot } from "./json-slot";
 import { fanOutCtes } from "./outbox";
 import { query } from "./sql";
 
@@ -180,7 +180,7 @@ export interface ItemToInsert extends NewItem {
 
 /**
  * The outbox event of a new item: its id (uuid v7), name and the exact JSON text to deliver, given around the
- * item's `short_id` value, which the statement fills in (services/json-slot.ts).
+ * item's `short_id` value, which the statement fills in (db/json-slot.ts).
  */
 export interface ItemEventToInsert {
   id: string;

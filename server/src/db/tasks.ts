@@ -3,8 +3,8 @@
  * is indistinguishable from a missing one (CONTRACT.md "Errors": 404 never reveals other tenants' ids).
  */
 import type { Prisma, PrismaClient, Task } from "../generated/prisma/client";
-import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
-import type { TaskRecord } from "../services/task-format";
+import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
+import type { TaskRecord } from "./task-record";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;

@@ -6,7 +6,7 @@
  * dispatcher. Callers check first that the subscription belongs to their company.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
+import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import { query } from "./sql";
 
 /** A Prisma client or an interactive transaction. */

@@ -19,6 +19,8 @@ export interface ClaimedDelivery {
   /** Attempts made before this one. */
   attemptCount: number;
   createdAt: Date;
+  /** When this attempt was due (`next_attempt_at`, compared with the database's clock by the claim). */
+  nextAttemptAt: Date;
   /** Event name, e.g. `item.created`. */
   eventType: string;
   /** The event payload (the delivery body), as stored. */
@@ -37,6 +39,7 @@ interface ClaimRow {
   seq: string | number;
   attempt_count: number;
   created_at: Date;
+  next_attempt_at: Date;
   type: string;
   payload: unknown;
   target_url: string;
@@ -101,7 +104,7 @@ export async function claimDueDeliveries(
     SET locked_until = now() + ($3::int * interval '1 millisecond'), locked_by = $4
     FROM batch, webhook_events ev, webhook_subscriptions s
     WHERE d.id = batch.id AND ev.id = d.event_id AND s.id = d.subscription_id
-    RETURNING d.id, d.event_id, d.subscription_id, d.seq, d.attempt_count, d.created_at, ev.type, ev.payload,
+    RETURNING d.id, d.event_id, d.subscription_id, d.seq, d.attempt_count, d.created_at, d.next_attempt_at, ev.type, ev.payload,
       s.target_url, s.secret,
       CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret`,
     [limit, Math.max(0, batchSize - 1), leaseMs, ownerId],
@@ -114,6 +117,7 @@ export async function claimDueDeliveries(
       seq: BigInt(r.seq),
       attemptCount: Number(r.attempt_count),
       createdAt: r.created_at,
+      nextAttemptAt: r.next_attempt_at,
       eventType: r.type,
       payload: r.payload,
       targetUrl: r.target_url,

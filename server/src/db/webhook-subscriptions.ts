@@ -6,7 +6,7 @@
  * Deleting a subscription cascades to its deliveries and their attempts (foreign keys `ON DELETE CASCADE`).
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "../http/keyset-cursor";
+import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;

@@ -7,7 +7,7 @@ import type { RequestHandler } from "express";
 import type { Scope } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import { assertScope, authenticate, type AuthContext } from "../services/api-keys";
-import { problem, ProblemError } from "./problem";
+import { DomainError, domainError } from "../services/errors";
 import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
 
 declare global {
@@ -15,7 +15,7 @@ declare global {
   namespace Express {
     interface Request {
       auth?: AuthContext;
-      authError?: ProblemError;
+      authError?: DomainError;
     }
   }
 }
@@ -36,7 +36,7 @@ export function resolveApiKey(prisma: PrismaClient, limiter: DatabaseRateLimitSt
       req.auth = auth;
       if (hits != null) req.rateLimitTicket = limiter.precounted(API_KEY_COUNTER_PREFIX + auth.keyId, hits, windowStart);
     } catch (err) {
-      if (err instanceof ProblemError) req.authError = err;
+      if (err instanceof DomainError) req.authError = err;
       else return next(err);
     }
     next();
@@ -46,7 +46,7 @@ export function resolveApiKey(prisma: PrismaClient, limiter: DatabaseRateLimitSt
 /** Fails with the stored 401/402 problem when the key did not authenticate. */
 export const requireAuth: RequestHandler = (req, _res, next) => {
   if (req.auth) return next();
-  next(req.authError ?? problem("invalid_api_key", "Send your API key in the x-api-key header."));
+  next(req.authError ?? domainError("invalid_api_key", "Send your API key in the x-api-key header."));
 };
 
 /** Requires one of the scopes (403 `insufficient_scope` otherwise). */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
-import { problem } from "./problem";
+import { domainError } from "../services/errors";
 
 /** 404 problem for a path no route serves. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(problem("not_found", `No endpoint ${req.method} ${req.originalUrl.split("?")[0]}. See the API reference for the paths under /v1/ext/.`));
+  next(domainError("not_found", `No endpoint ${req.method} ${req.originalUrl.split("?")[0]}. See the API reference for the paths under /v1/ext/.`));
 };

@@ -13,7 +13,8 @@ import { rateLimit, ipKeyGenerator, type Store, type IncrementResponse, type Opt
 import { RATE_LIMIT } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import { decrementWindow, incrementWindow, resetWindow } from "../db/rate-limit";
-import { problem, sendProblem } from "./problem";
+import { domainError } from "../services/errors";
+import { sendProblem } from "./problem";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -117,7 +118,7 @@ export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIM
       const retryAfter = res.getHeader("Retry-After");
       sendProblem(
         res,
-        problem(
+        domainError(
           "rate_limited",
           `Rate limit of ${options.limit} requests per ${RATE_LIMIT.windowSeconds} seconds exceeded. Retry after ${retryAfter} seconds.`,
         ),

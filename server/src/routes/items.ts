@@ -18,11 +18,11 @@ import {
   ItemUpdateSchema,
   type DuplicateMatch,
   type Item,
+  parseInput,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
-import { pageWithLink } from "../http/keyset-cursor";
-import { parseInput } from "../http/validate";
+import { pageWithLink } from "../http/next-page-link";
 import { checkDuplicates } from "../services/duplicates";
 import { toItemResponse } from "../services/item-format";
 import * as service from "../services/items";

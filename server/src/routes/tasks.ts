@@ -3,11 +3,10 @@
  * writes `tasks:write`. Thin: parse with the contract schema, call services/tasks, shape the response.
  */
 import { Router } from "express";
-import { API_BASE_PATH, TaskCreateSchema, TaskListQuerySchema, TaskUpdateSchema, type Task } from "@stageline/shared";
+import { API_BASE_PATH, parseInput, TaskCreateSchema, TaskListQuerySchema, TaskUpdateSchema, type Task } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
-import { pageWithLink } from "../http/keyset-cursor";
-import { parseInput } from "../http/validate";
+import { pageWithLink } from "../http/next-page-link";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
 import { toTaskResponse } from "../services/task-format";
 

@@ -14,12 +14,12 @@ import {
   type WebhookDelivery,
   type WebhookSubscription,
   type WebhookSubscriptionCreated,
+  parseInput,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
-import { pageWithLink } from "../http/keyset-cursor";
-import { problem } from "../http/problem";
-import { parseInput } from "../http/validate";
+import { pageWithLink } from "../http/next-page-link";
+import { domainError } from "../services/errors";
 import { assertScope } from "../services/api-keys";
 import { samplePayload } from "../services/samples";
 import {
@@ -63,7 +63,7 @@ export function webhooksRouter(ctx: AppContext): Router {
   router.get("/webhooks/sample/:resource", async (req, res) => {
     const { resource } = req.params;
     if (!isSampleResource(resource)) {
-      throw problem("not_found", `There is no sample for "${resource}". Samples exist for: ${SAMPLE_RESOURCES.join(", ")}.`);
+      throw domainError("not_found", `There is no sample for "${resource}". Samples exist for: ${SAMPLE_RESOURCES.join(", ")}.`);
     }
     const auth = authOf(req);
     assertScope(auth, ["hooks:manage", SAMPLE_READ_SCOPE[resource]]);

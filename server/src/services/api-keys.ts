@@ -4,13 +4,12 @@
  * Only the SHA-256 hash of the whole key is stored: keys are high-entropy, so a fast hash is sufficient.
  */
 import crypto from "node:crypto";
-import { KeyCreateSchema, KeyRenameSchema, SCOPES, type KeyCreated, type KeySummary, type Scope } from "@stageline/shared";
+import { KeyCreateSchema, KeyRenameSchema, SCOPES, parseInput, type KeyCreated, type KeySummary, type Scope } from "@stageline/shared";
 import type { ApiKey, Prisma, PrismaClient } from "../generated/prisma/client";
 import * as keys from "../db/api-keys";
-import { notFound, problem } from "../http/problem";
-import { parseInput } from "../http/validate";
 import { requireCompany } from "./companies";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
+import { domainError, notFound } from "./errors";
 
 export interface AuthContext {
   keyId: string;
@@ -67,7 +66,7 @@ export interface Authenticated {
  * counts the request against the key's rate-limit window `countHit` (db/api-keys.ts `findKeyAndCountHit`), so a
  * request costs one round trip for both; a key that fails verification is not counted.
  * @param now the instant expiry is checked against.
- * @throws ProblemError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
+ * @throws DomainError 401 `invalid_api_key` (missing, unknown, revoked, expired); 402 `subscription_inactive`.
  */
 export async function authenticate(
   prisma: PrismaClient,
@@ -75,17 +74,17 @@ export async function authenticate(
   now: Date,
   countHit: Omit<keys.HitToCount, "now">,
 ): Promise<Authenticated> {
-  if (!rawKey) throw problem("invalid_api_key", "Send your API key in the x-api-key header.");
+  if (!rawKey) throw domainError("invalid_api_key", "Send your API key in the x-api-key header.");
   const keyHash = hashApiKey(rawKey.trim());
   const found = await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now });
-  if (!found) throw problem("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+  if (!found) throw domainError("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
   const row = found.key;
-  if (row.revokedAt) throw problem("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
+  if (row.revokedAt) throw domainError("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
   if (row.expiresAt && row.expiresAt <= now) {
-    throw problem("invalid_api_key", `The API key "${row.name}" expired at ${row.expiresAt.toISOString()}. Create a new key in Company Settings.`);
+    throw domainError("invalid_api_key", `The API key "${row.name}" expired at ${row.expiresAt.toISOString()}. Create a new key in Company Settings.`);
   }
   if (!row.company.subscriptionActive) {
-    throw problem("subscription_inactive", "API access requires an active subscription. Renew it in Company Settings.");
+    throw domainError("subscription_inactive", "API access requires an active subscription. Renew it in Company Settings.");
   }
   const last = lastTouched.get(row.id) ?? 0;
   if (now.getTime() - last >= LAST_USED_INTERVAL_MS) {
@@ -106,12 +105,12 @@ export async function authenticate(
 
 /**
  * Checks that the key holds at least one of `anyOf`.
- * @throws ProblemError 403 `insufficient_scope`, naming the scope(s) in `detail`.
+ * @throws DomainError 403 `insufficient_scope`, naming the scope(s) in `detail`.
  */
 export function assertScope(auth: AuthContext, anyOf: Scope[]): void {
   if (anyOf.some((s) => auth.scopes.includes(s))) return;
   const needed = anyOf.join(" or ");
-  throw problem("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
+  throw domainError("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
 }
 
 /**
@@ -131,14 +130,14 @@ export interface KeyManager {
  * `companyId` must equal `company_id`. The key value is in the answer once and cannot be retrieved afterwards.
  * Used by the admin CLI, the admin API and the console alike.
  * @returns `KeyCreatedSchema` `{ id, name, scopes, key }`.
- * @throws ProblemError 400 `validation_failed` (unknown scope, `expires_at` not a future ISO 8601 date-time, ...);
+ * @throws DomainError 400 `validation_failed` (unknown scope, `expires_at` not a future ISO 8601 date-time, ...);
  * 404 `not_found` (company).
  */
 export async function createKey(prisma: PrismaClient, body: unknown, by: KeyManager): Promise<KeyCreated> {
   const input = parseInput(KeyCreateSchema, body);
   const expiresAt = input.expires_at !== undefined ? new Date(input.expires_at) : null;
   if (expiresAt && expiresAt.getTime() <= Date.now()) {
-    throw problem("validation_failed", "The request body is invalid (expires_at).", {
+    throw domainError("validation_failed", "The request body is invalid (expires_at).", {
       errors: [{ path: "expires_at", message: `expires_at must be in the future (got ${input.expires_at}).` }],
     });
   }
@@ -151,7 +150,7 @@ export async function createKey(prisma: PrismaClient, body: unknown, by: KeyMana
 
 /**
  * Every key of a company, newest first, without key values.
- * @returns `KeySummarySchema[]`. @throws ProblemError 404 `not_found` (company).
+ * @returns `KeySummarySchema[]`. @throws DomainError 404 `not_found` (company).
  */
 export async function listKeys(prisma: PrismaClient, companyId: string): Promise<KeySummary[]> {
   await requireCompany(prisma, companyId);
@@ -160,7 +159,7 @@ export async function listKeys(prisma: PrismaClient, companyId: string): Promise
 
 /**
  * The key `keyId`, looked up within `by.companyId` when set.
- * @throws ProblemError 404 `not_found` when it does not exist or belongs to another company.
+ * @throws DomainError 404 `not_found` when it does not exist or belongs to another company.
  */
 export async function getKey(prisma: PrismaClient, keyId: string, by: Pick<KeyManager, "companyId">): Promise<KeySummary> {
   return toKeySummary(await requireKey(prisma, keyId, by.companyId));
@@ -174,7 +173,7 @@ async function requireKey(prisma: PrismaClient, keyId: string, companyId: string
 
 /**
  * Renames a key and records `api_key.renamed`. Body `KeyRenameSchema` `{ name }`.
- * @returns the key's `KeySummarySchema`. @throws ProblemError 400 `validation_failed`; 404 `not_found` (key).
+ * @returns the key's `KeySummarySchema`. @throws DomainError 400 `validation_failed`; 404 `not_found` (key).
  */
 export async function renameKey(prisma: PrismaClient, keyId: string, body: unknown, by: KeyManager): Promise<KeySummary> {
   const { name } = parseInput(KeyRenameSchema, body);
@@ -188,7 +187,7 @@ export async function renameKey(prisma: PrismaClient, keyId: string, body: unkno
 /**
  * Revokes a key (from now on it gets 401 `invalid_api_key`) and records `api_key.revoked` the first time. Revoking
  * twice keeps the first revocation time.
- * @returns the key's `KeySummarySchema`. @throws ProblemError 404 `not_found` (key).
+ * @returns the key's `KeySummarySchema`. @throws DomainError 404 `not_found` (key).
  */
 export async function revokeKey(prisma: PrismaClient, keyId: string, by: KeyManager): Promise<KeySummary> {
   const before = await requireKey(prisma, keyId, by.companyId);

@@ -11,7 +11,7 @@
 import type { Prisma } from "../generated/prisma/client";
 import * as audit from "../db/audit-log";
 import type { Queryable } from "../db/companies";
-import { decodeKeysetCursor, encodeKeysetCursor } from "../http/keyset-cursor";
+import { decodeKeysetCursor, encodeKeysetCursor } from "@stageline/shared";
 
 /** Who did it: a signed-in console user, the admin CLI / admin API, an API key, or nobody signed in (failed sign-in). */
 export type AuditActor =
@@ -111,7 +111,7 @@ export interface AuditPage {
  * One page of company `companyId`'s audit log, newest first (keyset pagination: `cursor` is the opaque value of a
  * previous page's `nextCursor`).
  * @param limit events per page, 1..200.
- * @throws ProblemError 400 `validation_failed` for a malformed cursor.
+ * @throws DomainError 400 `validation_failed` for a malformed cursor.
  */
 export async function listAudit(db: Queryable, companyId: string, opts: { cursor?: string; limit?: number } = {}): Promise<AuditPage> {
   const limit = Math.min(Math.max(opts.limit ?? 50, 1), 200);

@@ -3,11 +3,10 @@
  * subscription (spec "Authentication" 5: API access requires an active subscription).
  */
 import { z } from "zod";
-import { CompanyCreateSchema, type CompanyCreated } from "@stageline/shared";
+import { CompanyCreateSchema, parseInput, type CompanyCreated } from "@stageline/shared";
 import * as companies from "../db/companies";
 import type { Queryable } from "../db/companies";
-import { notFound } from "../http/problem";
-import { parseInput } from "../http/validate";
+import { notFound } from "./errors";
 
 /** Admin body that switches a company's subscription: `{ "active": true | false }`. */
 export const SubscriptionUpdateSchema = z.strictObject(
@@ -28,7 +27,7 @@ export interface CompanySubscription {
 /**
  * Creates a company from an admin body (`CompanyCreateSchema`: `{ name }`). `slug` is only set by the demo seed.
  * @returns `{ id, name }` (`CompanyCreatedSchema`).
- * @throws ProblemError 400 `validation_failed` listing the failing fields; a Prisma P2002 error when `slug` is taken.
+ * @throws DomainError 400 `validation_failed` listing the failing fields; a Prisma P2002 error when `slug` is taken.
  */
 export async function createCompany(db: Queryable, input: unknown, slug?: string): Promise<CompanyCreated> {
   const body = parseInput(CompanyCreateSchema, input);
@@ -38,7 +37,7 @@ export async function createCompany(db: Queryable, input: unknown, slug?: string
 
 /**
  * The company `id`.
- * @throws ProblemError 404 `not_found` when no company has that id.
+ * @throws DomainError 404 `not_found` when no company has that id.
  */
 export async function requireCompany(db: Queryable, id: string) {
   const company = await companies.findCompany(db, id);
@@ -49,7 +48,7 @@ export async function requireCompany(db: Queryable, id: string) {
 /**
  * Switches a company's subscription on or off (`SubscriptionUpdateSchema`). While it is off, every key of the
  * company gets `402 subscription_inactive` (CONTRACT "Errors").
- * @throws ProblemError 400 `validation_failed`; 404 `not_found` for an unknown company.
+ * @throws DomainError 400 `validation_failed`; 404 `not_found` for an unknown company.
  */
 export async function setCompanySubscription(db: Queryable, companyId: string, input: unknown): Promise<CompanySubscription> {
   const { active } = parseInput(SubscriptionUpdateSchema, input);

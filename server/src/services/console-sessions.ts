@@ -50,7 +50,8 @@ export function hashSessionId(sessionId: string): string {
 /**
  * Checks an email and password; on success starts a new session and records `sign_in.succeeded`, on failure records
  * `sign_in.failed` (when the email belongs to a user, so the event has a company) and returns null. An unknown
- * email costs the same argon2 verification as a wrong password.
+ * email costs the same argon2 verification as a wrong password. A successful sign-in also deletes every expired
+ * session (housekeeping).
  * @returns the new session id (for the cookie; stored only hashed) and the user, or null.
  */
 export async function signIn(
@@ -73,6 +74,8 @@ export async function signIn(
     }
     return null;
   }
+  // Housekeeping: sessions past their limits are refused when used; sign-ins also delete them from the table.
+  await deleteExpiredSessions(db, now);
   const sessionId = crypto.randomBytes(32).toString("base64url");
   await sessions.insertSession(db, {
     idHash: hashSessionId(sessionId),

@@ -59,7 +59,7 @@ export function duplicateCriteria(detection: DuplicateDetection, input: Duplicat
  * CONTRACT "Duplicate check": the items of `input.pipeline_id` matching the input, best match first (most matched
  * fields, then newest), each with `matched_on` (the matched field names in configuration order), at most 50.
  * An empty array when the pipeline has no duplicate detection or the input has no comparable value.
- * @throws ProblemError 422 `invalid_reference` when the pipeline is not the company's, or `metadata` names an
+ * @throws DomainError 422 `invalid_reference` when the pipeline is not the company's, or `metadata` names an
  * unknown custom field or carries a value of the wrong type.
  */
 export async function checkDuplicates(prisma: PrismaClient, companyId: string, input: DuplicateCheck): Promise<DuplicateMatch[]> {

@@ -3,30 +3,8 @@
  * object every endpoint, event delivery and sample returns, so they can never drift apart.
  */
 import { BlueprintSchema, type Blueprint, type Item } from "@stageline/shared";
+import type { ItemRecord } from "../db/item-record";
 import { toIsoTimestamp } from "./iso-timestamp";
-
-/** A stored item with the names of its pipeline, stage and status (the shape `ITEM_INCLUDE` loads). */
-export interface ItemRecord {
-  id: string;
-  shortId: string;
-  name: string;
-  contactId: string | null;
-  source: string | null;
-  metadata: unknown;
-  version: number;
-  createdAt: Date;
-  updatedAt: Date;
-  pipeline: { id: string; name: string; blueprint: unknown };
-  stage: { id: string; name: string };
-  status: { id: string; name: string };
-}
-
-/** Prisma `include` that loads what `toItemResponse` needs. */
-export const ITEM_INCLUDE = {
-  pipeline: { select: { id: true, name: true, blueprint: true } },
-  stage: { select: { id: true, name: true } },
-  status: { select: { id: true, name: true } },
-} as const;
 
 const blueprintCache = new WeakMap<object, Blueprint>();
 

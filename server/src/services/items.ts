@@ -6,6 +6,7 @@
  */
 import {
   DEFAULT_ITEM_SOURCE,
+  decodeKeysetCursor,
   type Item,
   type ItemChangedEvent,
   type ItemCreate,
@@ -16,13 +17,13 @@ import type { AppContext } from "../context";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as items from "../db/items";
 import * as pipelines from "../db/pipelines";
-import { decodeKeysetCursor } from "../http/keyset-cursor";
-import { notFound, problem } from "../http/problem";
+import { domainError, notFound } from "./errors";
 import { uuidv7 } from "../db/webhook-dispatch";
-import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
+import type { ItemRecord } from "../db/item-record";
+import { readBlueprint, toItemResponse } from "./item-format";
 import { checkMetadata, mergeMetadata } from "./item-metadata";
 import { resolvePlacement } from "./item-placement";
-import { jsonAroundSlot, newSlotPlaceholder } from "./json-slot";
+import { jsonAroundSlot, newSlotPlaceholder } from "../db/json-slot";
 import { failuresOf, invalidReference } from "./references";
 
 /** Stands in for `short_id` in a new item's event payload until the insert statement takes the number. */
@@ -33,7 +34,7 @@ const UPDATE_ATTEMPTS = 10;
 
 /**
  * Spec "Items" (GET /items/{item_id}): the company's item in the Item format.
- * @throws ProblemError 404 `not_found` when unknown or another company's.
+ * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function getItem(prisma: PrismaClient, companyId: string, itemId: string): Promise<Item> {
   const row = await items.readItem(prisma, companyId, itemId);
@@ -45,8 +46,8 @@ export async function getItem(prisma: PrismaClient, companyId: string, itemId: s
  * Spec "Items" (GET /items) + CONTRACT "Lists": the company's items newest first, filtered by `pipeline_id`,
  * `stage_id`, `status_id`, `created_after` (strictly after), starting after `cursor`.
  * @returns up to `limit + 1` rows: the caller returns `limit` of them and links the next page when one more exists
- * (http/keyset-cursor.ts `pageWithLink`).
- * @throws ProblemError 400 `validation_failed` for a malformed cursor.
+ * (http/next-page-link.ts `pageWithLink`).
+ * @throws DomainError 400 `validation_failed` for a malformed cursor.
  */
 export function listItemRows(prisma: PrismaClient, companyId: string, query: ItemListQuery): Promise<ItemRecord[]> {
   return items.listItems(prisma, {
@@ -69,7 +70,7 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
  * (db/items.ts `insertItemWithEvent`); the dispatcher is woken afterwards. Id (uuid v7) and timestamps come from
  * the app.
  * @returns the new item in the Item format.
- * @throws ProblemError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
+ * @throws DomainError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
  * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field.
  */
 export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate): Promise<Item> {
@@ -152,7 +153,7 @@ function unknownPipeline(pipelineId: string) {
  * the stage changed), each with `changed_fields` and `previous: { stage, status }`. A request that changes nothing
  * returns the item as it is: no new version, no event.
  * @returns the item in the Item format.
- * @throws ProblemError 404 `not_found` (unknown or another company's item); 409 `version_conflict` with
+ * @throws DomainError 404 `not_found` (unknown or another company's item); 409 `version_conflict` with
  * `current_version` (also when an update without `version` lost the race `UPDATE_ATTEMPTS` times); 422
  * `invalid_reference` listing every failing field.
  */
@@ -239,7 +240,7 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
 
 /** CONTRACT "Errors": 409 `version_conflict` carrying `current_version`. */
 function versionConflict(current: ItemRecord, expected: number) {
-  return problem(
+  return domainError(
     "version_conflict",
     `Item ${current.id} is at version ${current.version}, not ${expected}: it was changed since you read it. Fetch it again and reapply your change.`,
     { current_version: current.version },

@@ -3,7 +3,7 @@
  * with `limit + 1` rows becomes one page plus the opaque cursor of the next, which the console puts in its
  * "Next page" link.
  */
-import { encodeKeysetCursor, type KeysetPosition } from "../http/keyset-cursor";
+import { encodeKeysetCursor, type KeysetPosition } from "@stageline/shared";
 
 /** One page of a keyset-paginated list. */
 export interface Page<T> {

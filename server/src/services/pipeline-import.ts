@@ -3,10 +3,9 @@
  * into a pipeline with ordered stages, each stage's statuses and the blueprint (custom fields, duplicate detection).
  * Used by the admin `pipelines import` command and by the demo seed.
  */
-import { PipelineImportSchema, type Blueprint, type Pipeline, type PipelineImport, type Stage, type Status } from "@stageline/shared";
+import { PipelineImportSchema, parseInput, type Blueprint, type Pipeline, type PipelineImport, type Stage, type Status } from "@stageline/shared";
 import { inTransaction, type Queryable } from "../db/companies";
 import { insertPipelineTree } from "../db/pipeline-import";
-import { parseInput } from "../http/validate";
 import { requireCompany } from "./companies";
 
 /** An imported pipeline: the Pipeline fields, its short-id prefix and its stages in order with their statuses. */
@@ -37,7 +36,7 @@ export function defaultShortIdPrefix(name: string): string {
  * written in one transaction: the pipeline, its stages and statuses exist completely or not at all. When `db` is a
  * transaction client the import joins that transaction.
  * @returns the pipeline with its stages and statuses in order.
- * @throws ProblemError 400 `validation_failed` listing every failing field of the file; 404 `not_found` when the
+ * @throws DomainError 400 `validation_failed` listing every failing field of the file; 404 `not_found` when the
  *   company does not exist.
  */
 export async function importPipeline(db: Queryable, companyId: string, input: unknown): Promise<ImportedPipeline> {

@@ -5,14 +5,14 @@
  * name or short ID; one item with its custom fields (labelled from the blueprint) and its tasks.
  * Every lookup is scoped to the caller's company: another company's pipeline or item is 404 `not_found`.
  */
-import type { DuplicateDetection, Item, Task } from "@stageline/shared";
+import { decodeKeysetCursor, type DuplicateDetection, type Item, type Task } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as items from "../db/items";
 import * as pipelines from "../db/pipelines";
 import * as tasks from "../db/tasks";
-import { decodeKeysetCursor } from "../http/keyset-cursor";
-import { notFound } from "../http/problem";
-import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
+import { notFound } from "./errors";
+import type { ItemRecord } from "../db/item-record";
+import { readBlueprint, toItemResponse } from "./item-format";
 import { toPage, type Page } from "./keyset-page";
 import { customFieldsOf, type PipelineField } from "./pipelines";
 import { toTaskResponse } from "./task-format";
@@ -50,7 +50,7 @@ export async function listPipelineOverviews(ctx: AppContext, companyId: string):
 
 /**
  * The company's pipeline `pipelineId` with its stages, statuses, custom fields and duplicate rule.
- * @throws ProblemError 404 `not_found` when unknown or another company's.
+ * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function describePipeline(ctx: AppContext, companyId: string, pipelineId: string): Promise<PipelineOverview> {
   const structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, pipelineId);
@@ -73,7 +73,7 @@ export type ItemListRow = Item & { createdAt: Date; id: string };
  * One page of the pipeline's items, newest first ({@link ITEM_PAGE_SIZE} a page, keyset pagination), through the
  * API's item list (db/items.ts `listItems`). `search` (trimmed; empty means none) matches an exact short ID
  * (case-insensitive, e.g. `sales-12`) or a part of the name (case-insensitive).
- * @throws ProblemError 404 `not_found` for another company's pipeline; 400 `validation_failed` for a cursor the
+ * @throws DomainError 404 `not_found` for another company's pipeline; 400 `validation_failed` for a cursor the
  *   console did not issue.
  */
 export async function listPipelineItems(
@@ -113,7 +113,7 @@ export interface ItemOverview {
 
 /**
  * The company's item `itemId` of pipeline `pipelineId`, with its custom fields and tasks.
- * @throws ProblemError 404 `not_found` when the item is unknown, another company's or in another pipeline.
+ * @throws DomainError 404 `not_found` when the item is unknown, another company's or in another pipeline.
  */
 export async function describeItem(ctx: AppContext, companyId: string, pipelineId: string, itemId: string): Promise<ItemOverview> {
   const record = await items.readItem(ctx.prisma, companyId, itemId);

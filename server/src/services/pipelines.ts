@@ -7,7 +7,7 @@ import type { CustomField, Pipeline, Stage, Status } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as pipelines from "../db/pipelines";
 import type { PipelineRow } from "../db/pipelines";
-import { notFound } from "../http/problem";
+import { notFound } from "./errors";
 import { readBlueprint } from "./item-format";
 
 /** A custom field as GET /pipelines/{pipeline_id}/fields returns it: `required` always present. */
@@ -15,7 +15,7 @@ export type PipelineField = CustomField & { required: boolean };
 
 /**
  * The company's pipeline `pipelineId`.
- * @throws ProblemError 404 `not_found` when unknown or another company's.
+ * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function requirePipeline(prisma: PrismaClient, companyId: string, pipelineId: string): Promise<PipelineRow> {
   const pipeline = await pipelines.findPipeline(prisma, companyId, pipelineId);
@@ -31,7 +31,7 @@ export async function listPipelines(prisma: PrismaClient, companyId: string): Pr
 
 /**
  * Spec "Pipelines": the stages of the company's pipeline as `{ id, name }`, in order.
- * @throws ProblemError 404 `not_found` for an unknown or another company's pipeline.
+ * @throws DomainError 404 `not_found` for an unknown or another company's pipeline.
  */
 export async function listStages(prisma: PrismaClient, companyId: string, pipelineId: string): Promise<Stage[]> {
   const pipeline = await requirePipeline(prisma, companyId, pipelineId);
@@ -42,7 +42,7 @@ export async function listStages(prisma: PrismaClient, companyId: string, pipeli
 /**
  * Spec "Pipelines": the statuses stage `stageId` of the company's pipeline offers, as `{ id, name }`, in order
  * (the first is the default status of items entering the stage).
- * @throws ProblemError 404 `not_found` for an unknown or another company's pipeline, or a stage not in that pipeline.
+ * @throws DomainError 404 `not_found` for an unknown or another company's pipeline, or a stage not in that pipeline.
  */
 export async function listStatuses(prisma: PrismaClient, companyId: string, pipelineId: string, stageId: string): Promise<Status[]> {
   const pipeline = await requirePipeline(prisma, companyId, pipelineId);
@@ -56,7 +56,7 @@ export async function listStatuses(prisma: PrismaClient, companyId: string, pipe
  * Additive endpoint (for the Zapier connector's dynamic input fields): the pipeline blueprint's custom fields as
  * `{ key, label, type, required, options? }` in blueprint order; `required` is always a boolean, `options` only
  * for select fields.
- * @throws ProblemError 404 `not_found` for an unknown or another company's pipeline.
+ * @throws DomainError 404 `not_found` for an unknown or another company's pipeline.
  */
 export async function listCustomFields(prisma: PrismaClient, companyId: string, pipelineId: string): Promise<PipelineField[]> {
   const pipeline = await requirePipeline(prisma, companyId, pipelineId);

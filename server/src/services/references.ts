@@ -4,7 +4,7 @@
  * wrong type). Checks report their failures as `ProblemFieldError`s so one response can list all of them.
  */
 import type { ProblemFieldError } from "@stageline/shared";
-import { problem, type ProblemError } from "../http/problem";
+import { domainError, type DomainError } from "./errors";
 
 /** The outcome of a check that may fail on several fields. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; errors: ProblemFieldError[] };
@@ -28,6 +28,6 @@ export function failuresOf(...checks: Checked<unknown>[]): ProblemFieldError[] {
  * `422 invalid_reference` listing every failing field in `errors`; `detail` repeats their messages.
  * @param errors at least one failure.
  */
-export function invalidReference(errors: ProblemFieldError[]): ProblemError {
-  return problem("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
+export function invalidReference(errors: ProblemFieldError[]): DomainError {
+  return domainError("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
 }

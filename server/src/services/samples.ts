@@ -7,7 +7,8 @@
 import { DEFAULT_ITEM_SOURCE, type CustomField, type Item, type SampleResource, type Task } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as pipelines from "../db/pipelines";
-import { readBlueprint, toItemResponse, type ItemRecord } from "./item-format";
+import type { ItemRecord } from "../db/item-record";
+import { readBlueprint, toItemResponse } from "./item-format";
 import { toTaskResponse } from "./task-format";
 
 /** Ids of the synthetic records (they name no stored record). */

@@ -3,27 +3,8 @@
  * every task endpoint, task event payload and the task sample return, so they can never drift apart.
  */
 import type { Task, TaskPriority, TaskType } from "@stageline/shared";
+import type { TaskRecord } from "../db/task-record";
 import { toIsoTimestamp } from "./iso-timestamp";
-
-/** The stored columns `toTaskResponse` reads (a row of table `tasks`, or a synthetic sample row). */
-export interface TaskRecord {
-  id: string;
-  title: string;
-  description: string | null;
-  dueAt: Date;
-  priority: string;
-  taskType: string;
-  assignedTo: string;
-  createdBy: string;
-  itemId: string | null;
-  isCompleted: boolean;
-  completedAt: Date | null;
-  notes: string | null;
-  durationMinutes: number | null;
-  reminderMinutes: number | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
 
 /**
  * Formats a task: every field of the spec's Task plus `duration_minutes` and `reminder_minutes` (CONTRACT

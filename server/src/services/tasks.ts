@@ -4,12 +4,11 @@
  * `completed_at` rules and the outbox events (`task.created`, `task.updated`, `task.completed`) written in the same
  * transaction as the change.
  */
-import type { EventName, Task, TaskCreate, TaskListQuery, TaskUpdate } from "@stageline/shared";
+import { decodeKeysetCursor, type EventName, type Task, type TaskCreate, type TaskListQuery, type TaskUpdate } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as db from "../db/tasks";
 import type { Prisma, Task as TaskRow } from "../generated/prisma/client";
-import { decodeKeysetCursor } from "../http/keyset-cursor";
-import { notFound, problem } from "../http/problem";
+import { domainError, notFound } from "./errors";
 import { recordEvent } from "../webhooks/outbox";
 import { toTaskResponse } from "./task-format";
 
@@ -20,7 +19,7 @@ export const TASK_DEFAULTS = { priority: "none", taskType: "to_do" } as const;
  * One page of the company's tasks, newest first, filtered by the query (CONTRACT.md "Lists": `item_id`,
  * `is_completed`, `assigned_to`, `due_before` and `due_after`, the last two exclusive).
  * @returns up to `query.limit + 1` stored rows: the extra row tells `pageWithLink` that a next page exists.
- * @throws ProblemError 400 `validation_failed` for a cursor this API did not issue.
+ * @throws DomainError 400 `validation_failed` for a cursor this API did not issue.
  */
 export function listTasks(ctx: AppContext, companyId: string, query: TaskListQuery): Promise<TaskRow[]> {
   const after = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
@@ -36,7 +35,7 @@ export function listTasks(ctx: AppContext, companyId: string, query: TaskListQue
 
 /**
  * One task of the company in the Task format (CONTRACT.md "Responses": GET /v1/ext/tasks/{task_id}).
- * @throws ProblemError 404 `not_found` when the task does not exist or belongs to another company.
+ * @throws DomainError 404 `not_found` when the task does not exist or belongs to another company.
  */
 export async function getTask(ctx: AppContext, companyId: string, taskId: string): Promise<Task> {
   const row = await db.findTask(ctx.prisma, companyId, taskId);
@@ -50,7 +49,7 @@ export async function getTask(ctx: AppContext, companyId: string, taskId: string
  * Records `task.created` (and `task.completed` when created completed) in the same transaction, then wakes the
  * dispatcher.
  * @returns the stored task in the Task format.
- * @throws ProblemError 422 `invalid_reference` when `item_id` is not an item of the company.
+ * @throws DomainError 422 `invalid_reference` when `item_id` is not an item of the company.
  */
 export async function createTask(ctx: AppContext, companyId: string, apiKeyId: string, input: TaskCreate): Promise<Task> {
   const now = new Date();
@@ -90,7 +89,7 @@ export async function createTask(ctx: AppContext, companyId: string, apiKeyId: s
  * one task are serialised. When something actually changed it records `task.updated`, plus `task.completed` when
  * the task went from open to completed, in the same transaction; an update that changes nothing writes nothing.
  * @returns the task after the update, in the Task format.
- * @throws ProblemError 404 `not_found` (unknown task or another company's); 422 `invalid_reference` (`item_id`).
+ * @throws DomainError 404 `not_found` (unknown task or another company's); 422 `invalid_reference` (`item_id`).
  */
 export async function updateTask(ctx: AppContext, companyId: string, taskId: string, input: TaskUpdate): Promise<Task> {
   const now = new Date();
@@ -146,7 +145,7 @@ function taskChanges(current: TaskRow, input: TaskUpdate, now: Date): db.TaskCha
 async function assertItemOfCompany(tx: Prisma.TransactionClient, companyId: string, itemId: string): Promise<void> {
   if (await db.itemBelongsToCompany(tx, companyId, itemId)) return;
   const message = `item_id ${itemId} is not an item of this company. Use the item_id of an existing item (GET /v1/ext/items).`;
-  throw problem("invalid_reference", message, { errors: [{ path: "item_id", message }] });
+  throw domainError("invalid_reference", message, { errors: [{ path: "item_id", message }] });
 }
 
 /** Writes the task's events to the outbox, in order, with the task format as payload. */

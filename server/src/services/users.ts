@@ -8,8 +8,8 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { inTransaction, isUniqueViolation, type Queryable } from "../db/companies";
 import * as users from "../db/users";
-import { notFound, problem } from "../http/problem";
-import { parseInput } from "../http/validate";
+import { parseInput } from "@stageline/shared";
+import { domainError, notFound } from "./errors";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { requireCompany } from "./companies";
 import { generatePassword, hashPassword, passwordProblem } from "./passwords";
@@ -79,7 +79,7 @@ function toSummary(row: { id: string; email: string; role: string; companyId: st
 }
 
 function emailTaken(email: string) {
-  return problem("validation_failed", `The request body is invalid (email).`, {
+  return domainError("validation_failed", `The request body is invalid (email).`, {
     errors: [{ path: "email", message: `${email} already has a Stageline account.` }],
   });
 }
@@ -87,7 +87,7 @@ function emailTaken(email: string) {
 /**
  * Creates a user with a generated password (admin CLI `users create`, and the demo seed) and records `user.created`.
  * @returns the user and its password, which is shown once and never stored in clear.
- * @throws ProblemError 400 `validation_failed` (bad email or role, email taken); 404 `not_found` (company).
+ * @throws DomainError 400 `validation_failed` (bad email or role, email taken); 404 `not_found` (company).
  */
 export async function createUser(db: Queryable, body: unknown, by: UserManager): Promise<UserSummary & { password: string }> {
   const input = parseInput(UserCreateSchema, body);
@@ -107,7 +107,7 @@ export async function createUser(db: Queryable, body: unknown, by: UserManager):
 
 /**
  * Every user of a company, oldest first.
- * @throws ProblemError 404 `not_found` (company).
+ * @throws DomainError 404 `not_found` (company).
  */
 export async function listUsers(db: Queryable, companyId: string): Promise<UserSummary[]> {
   await requireCompany(db, companyId);
@@ -122,21 +122,21 @@ async function requireUser(db: Queryable, userId: string, companyId: string | un
 
 /**
  * The user `userId` within `companyId` (when set).
- * @throws ProblemError 404 `not_found` when unknown or of another company.
+ * @throws DomainError 404 `not_found` when unknown or of another company.
  */
 export async function getUser(db: Queryable, userId: string, companyId?: string): Promise<UserSummary> {
   return toSummary(await requireUser(db, userId, companyId));
 }
 
 function lastOwner(email: string, what: string) {
-  return problem("validation_failed", `${email} is the company's last owner and cannot be ${what}. Make another user owner first.`, {
+  return domainError("validation_failed", `${email} is the company's last owner and cannot be ${what}. Make another user owner first.`, {
     errors: [{ path: "role", message: `${email} is the last owner: make another user owner first.` }],
   });
 }
 
 /**
  * Changes a user's role (body `{ role }`) and records `user.role_changed`. The last owner cannot be demoted.
- * @throws ProblemError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
+ * @throws DomainError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
  */
 export async function changeRole(db: Queryable, userId: string, body: unknown, by: UserManager): Promise<UserSummary> {
   const { role } = parseInput(RoleChangeSchema, body);
@@ -150,7 +150,7 @@ export async function changeRole(db: Queryable, userId: string, body: unknown, b
 
 /**
  * Removes a user (their sessions end with them) and records `user.removed`. The last owner cannot be removed.
- * @throws ProblemError 400 `validation_failed` (last owner); 404 `not_found` (user).
+ * @throws DomainError 400 `validation_failed` (last owner); 404 `not_found` (user).
  */
 export async function removeUser(db: Queryable, userId: string, by: UserManager): Promise<UserSummary> {
   const row = await requireUser(db, userId, by.companyId);
@@ -163,7 +163,7 @@ export async function removeUser(db: Queryable, userId: string, by: UserManager)
 /**
  * Gives a user a new generated password (admin CLI `users reset-password`), ends their sessions and records
  * `user.password_reset`.
- * @returns the user and the new password, shown once. @throws ProblemError 404 `not_found` (user).
+ * @returns the user and the new password, shown once. @throws DomainError 404 `not_found` (user).
  */
 export async function resetPassword(db: Queryable, userId: string, by: UserManager): Promise<UserSummary & { password: string }> {
   const row = await requireUser(db, userId, by.companyId);
@@ -186,7 +186,7 @@ function hashToken(token: string): string {
 /**
  * Invites someone to company `companyId` (body `{ email, role }`) and records `user.invited`.
  * @returns the one-time token for the invitation link (valid INVITE_TTL_MS; shown once, stored hashed) and its expiry.
- * @throws ProblemError 400 `validation_failed` (bad email or role, email already has an account).
+ * @throws DomainError 400 `validation_failed` (bad email or role, email already has an account).
  */
 export async function inviteUser(
   db: Queryable,
@@ -225,12 +225,12 @@ export async function listOpenInvites(db: Queryable, companyId: string, now: Dat
 
 /**
  * The open invitation of `token`.
- * @throws ProblemError 404 `not_found` when the token is unknown, used or expired (one message for all three).
+ * @throws DomainError 404 `not_found` when the token is unknown, used or expired (one message for all three).
  */
 export async function findOpenInvite(db: Queryable, token: string, now: Date = new Date()) {
   const invite = await users.findInviteByTokenHash(db, hashToken(token));
   if (!invite || invite.acceptedAt || invite.expiresAt <= now) {
-    throw problem("not_found", "This invitation link is not valid: it was already used, it expired, or it was copied incompletely. Ask for a new one.");
+    throw domainError("not_found", "This invitation link is not valid: it was already used, it expired, or it was copied incompletely. Ask for a new one.");
   }
   return { id: invite.id, email: invite.email, role: invite.role as Role, companyId: invite.companyId, companyName: invite.company.name };
 }
@@ -238,7 +238,7 @@ export async function findOpenInvite(db: Queryable, token: string, now: Date = n
 /**
  * Accepts an invitation: creates the user with the chosen password (body `{ password, password_confirmation }`),
  * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once.
- * @returns the new user. @throws ProblemError 400 `validation_failed` (password); 404 `not_found` (link).
+ * @returns the new user. @throws DomainError 400 `validation_failed` (password); 404 `not_found` (link).
  */
 export async function acceptInvite(db: Queryable, token: string, body: unknown, ip: string | null, now: Date = new Date()): Promise<UserSummary> {
   const input = parseInput(AcceptInviteSchema, body);

@@ -16,6 +16,7 @@ import { z } from "zod";
 import {
   EVENT_NAMES,
   EVENT_RESOURCES,
+  decodeKeysetCursor,
   MAX_SUBSCRIPTIONS_PER_COMPANY,
   isEventName,
   type EventName,
@@ -26,11 +27,10 @@ import type { Prisma } from "../generated/prisma/client";
 import { insertEventForSubscription } from "../db/outbox";
 import * as log from "../db/webhook-deliveries-log";
 import * as subscriptions from "../db/webhook-subscriptions";
-import { decodeKeysetCursor } from "../http/keyset-cursor";
-import { notFound, problem } from "../http/problem";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
 import { recordAudit, type AuditActor } from "./audit-log";
+import { domainError, notFound } from "./errors";
 import { toPage, type Page } from "./keyset-page";
 import { SAMPLE_IDS, sampleItem, sampleTask } from "./samples";
 import { roleAtLeast, type Role } from "./users";
@@ -121,7 +121,7 @@ function companyScope(companyId: string): subscriptions.SubscriptionScope {
 /**
  * The events of `input` in catalogue order, after checking the URL (the REST-hook target URL rules of the
  * server's mode, webhooks/target-url.ts) and that every event name is in the catalogue.
- * @throws ProblemError 422 `invalid_reference` listing each failing field (`target_url`, `events`).
+ * @throws DomainError 422 `invalid_reference` listing each failing field (`target_url`, `events`).
  */
 function checkEndpointInput(ctx: AppContext, input: EndpointInput): EventName[] {
   const errors: ProblemFieldError[] = [];
@@ -131,7 +131,7 @@ function checkEndpointInput(ctx: AppContext, input: EndpointInput): EventName[] 
   if (unknown.length > 0) {
     errors.push({ path: "events", message: `Unknown event ${unknown.map((e) => JSON.stringify(e)).join(", ")}. Valid events: ${EVENT_NAMES.join(", ")}.` });
   }
-  if (errors.length > 0) throw problem("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
+  if (errors.length > 0) throw domainError("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
   return EVENT_NAMES.filter((e) => input.events.includes(e));
 }
 
@@ -139,7 +139,7 @@ function checkEndpointInput(ctx: AppContext, input: EndpointInput): EventName[] 
  * Creates a console endpoint (origin `console`, not paused) with a new signing secret, which is not returned: the
  * console reveals it on demand ({@link revealSecret}). The company may hold at most 1,000 subscriptions in all.
  * @returns the new endpoint.
- * @throws ProblemError 422 `invalid_reference` for a URL the server's mode does not allow, an unknown event name,
+ * @throws DomainError 422 `invalid_reference` for a URL the server's mode does not allow, an unknown event name,
  *   or a company at the subscription limit.
  */
 export async function createEndpoint(ctx: AppContext, by: EndpointManager, input: EndpointInput): Promise<subscriptions.SubscriptionRow> {
@@ -157,7 +157,7 @@ export async function createEndpoint(ctx: AppContext, by: EndpointManager, input
 /**
  * One page of the company's subscriptions for the console, newest first: console endpoints and REST hooks (origin
  * `api`) together, {@link ENDPOINT_PAGE_SIZE} a page (keyset pagination).
- * @throws ProblemError 400 `validation_failed` for a cursor the console did not issue.
+ * @throws DomainError 400 `validation_failed` for a cursor the console did not issue.
  */
 export async function listEndpoints(ctx: AppContext, companyId: string, cursor?: string): Promise<Page<subscriptions.SubscriptionRow>> {
   const after = cursor ? decodeKeysetCursor(cursor) : undefined;
@@ -167,7 +167,7 @@ export async function listEndpoints(ctx: AppContext, companyId: string, cursor?:
 
 /**
  * The company's endpoint or REST hook `id`.
- * @throws ProblemError 404 `not_found` when unknown or another company's.
+ * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export function getEndpoint(ctx: AppContext, companyId: string, id: string): Promise<subscriptions.SubscriptionRow> {
   return requireSubscription(ctx, companyScope(companyId), id);
@@ -175,13 +175,13 @@ export function getEndpoint(ctx: AppContext, companyId: string, id: string): Pro
 
 /**
  * The company's console endpoint `id`, for a change only console endpoints allow.
- * @throws ProblemError 404 `not_found` when unknown or another company's; 422 `invalid_reference` for a REST hook
+ * @throws DomainError 404 `not_found` when unknown or another company's; 422 `invalid_reference` for a REST hook
  *   made through the API (`what` names the refused change).
  */
 async function requireConsoleEndpoint(ctx: AppContext, companyId: string, id: string, what: string): Promise<subscriptions.SubscriptionRow> {
   const row = await getEndpoint(ctx, companyId, id);
   if (row.origin !== "console") {
-    throw problem(
+    throw domainError(
       "invalid_reference",
       `Webhook ${id} is a REST hook subscribed through the API (for example by Zapier): it cannot be ${what} here. ` +
         "Delete it here, or change it from the application that subscribed it.",
@@ -193,7 +193,7 @@ async function requireConsoleEndpoint(ctx: AppContext, companyId: string, id: st
 /**
  * Changes a console endpoint's URL, description and events (same rules as {@link createEndpoint}).
  * @returns the endpoint before and after the change (for the audit log).
- * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for bad input or
+ * @throws DomainError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for bad input or
  *   a REST hook.
  */
 export async function updateEndpoint(
@@ -218,7 +218,7 @@ export async function updateEndpoint(
  * Pauses (`paused` true) or resumes a console endpoint. Paused: no new deliveries are queued for it and its queued
  * ones wait; resumed: they are sent in order, and the dispatcher is woken.
  * @returns the endpoint after the change.
- * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
+ * @throws DomainError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
  */
 export async function setEndpointPaused(ctx: AppContext, by: EndpointManager, id: string, paused: boolean): Promise<subscriptions.SubscriptionRow> {
   const before = await requireConsoleEndpoint(ctx, by.companyId, id, paused ? "paused" : "resumed");
@@ -232,7 +232,7 @@ export async function setEndpointPaused(ctx: AppContext, by: EndpointManager, id
 /**
  * Deletes an endpoint or a REST hook of the company; its queued deliveries and its delivery log go with it.
  * @returns the deleted row (for the audit log).
- * @throws ProblemError 404 `not_found` when unknown or another company's.
+ * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function deleteEndpoint(ctx: AppContext, by: EndpointManager, id: string): Promise<subscriptions.SubscriptionRow> {
   const row = await getEndpoint(ctx, by.companyId, id);
@@ -251,12 +251,12 @@ export interface RevealedSecret {
 /**
  * The signing secrets of a console endpoint, for an owner or admin only (a member never sees a secret). The
  * previous secret is included only while it still signs deliveries.
- * @throws ProblemError 403 `insufficient_scope` for a member; 404 `not_found` (unknown or another company's);
+ * @throws DomainError 403 `insufficient_scope` for a member; 404 `not_found` (unknown or another company's);
  *   422 `invalid_reference` for a REST hook (its secret went to the API client that subscribed).
  */
 export async function revealSecret(ctx: AppContext, companyId: string, role: Role, id: string): Promise<RevealedSecret> {
   if (!roleAtLeast(role, "admin")) {
-    throw problem("insufficient_scope", "Only an owner or admin can reveal a signing secret.");
+    throw domainError("insufficient_scope", "Only an owner or admin can reveal a signing secret.");
   }
   await requireConsoleEndpoint(ctx, companyId, id, "revealed");
   const secrets = await subscriptions.findSubscriptionSecrets(ctx.prisma, { companyId, origin: "console" }, id);
@@ -274,7 +274,7 @@ export async function revealSecret(ctx: AppContext, companyId: string, role: Rol
  * too for {@link PREVIOUS_SECRET_OVERLAP_MS} (24 hours), so the receiver can switch over. The new secret is not
  * returned: "Reveal" shows it.
  * @returns the endpoint.
- * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
+ * @throws DomainError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook.
  */
 export async function rotateEndpointSecret(ctx: AppContext, by: EndpointManager, id: string): Promise<subscriptions.SubscriptionRow> {
   await requireConsoleEndpoint(ctx, by.companyId, id, "given a new secret");
@@ -304,20 +304,20 @@ export async function testEventPayload(ctx: AppContext, companyId: string, event
  * delivery to this endpoint only; the dispatcher signs and sends it like any other, retries included, and it
  * appears in the delivery log. The event's resource id is the sample's (e.g. `sample_item`).
  * @returns the outbox event id (the delivery's `webhook-id`).
- * @throws ProblemError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook, an
+ * @throws DomainError 404 `not_found` (unknown or another company's); 422 `invalid_reference` for a REST hook, an
  *   event the endpoint does not subscribe to, or a paused or disabled endpoint (nothing would be sent).
  */
 export async function sendTestEvent(ctx: AppContext, companyId: string, id: string, event?: string): Promise<string> {
   const endpoint = await requireConsoleEndpoint(ctx, companyId, id, "sent a test event");
   const type = event ?? endpoint.events[0];
   if (!type || !isEventName(type) || !endpoint.events.includes(type)) {
-    throw problem("invalid_reference", `This endpoint does not subscribe to ${JSON.stringify(type)}. Its events: ${endpoint.events.join(", ")}.`, {
+    throw domainError("invalid_reference", `This endpoint does not subscribe to ${JSON.stringify(type)}. Its events: ${endpoint.events.join(", ")}.`, {
       errors: [{ path: "event", message: `Choose one of: ${endpoint.events.join(", ")}.` }],
     });
   }
   if (endpoint.pausedAt || endpoint.disabledAt) {
     const state = endpoint.pausedAt ? "paused: resume it" : "disabled after failing for days: delete it and add it again";
-    throw problem("invalid_reference", `Webhook endpoint ${id} is ${state} before sending a test event.`);
+    throw domainError("invalid_reference", `Webhook endpoint ${id} is ${state} before sending a test event.`);
   }
   const payload = await testEventPayload(ctx, companyId, type);
   const resourceId = EVENT_RESOURCES[type] === "tasks" ? SAMPLE_IDS.task : SAMPLE_IDS.item;
@@ -332,7 +332,7 @@ export async function sendTestEvent(ctx: AppContext, companyId: string, id: stri
 /**
  * One page of an endpoint's (or REST hook's) delivery log, newest first, {@link DELIVERY_PAGE_SIZE} a page,
  * optionally only deliveries with `outcome` (delivered, failed, pending), with the endpoint itself.
- * @throws ProblemError 404 `not_found` (endpoint unknown or another company's); 400 `validation_failed` for a
+ * @throws DomainError 404 `not_found` (endpoint unknown or another company's); 400 `validation_failed` for a
  *   cursor the console did not issue.
  */
 export async function listEndpointDeliveries(
@@ -352,7 +352,7 @@ export async function listEndpointDeliveries(
  * One delivery of an endpoint in detail, with the endpoint: the event and the exact body sent, and its newest attempts (up to
  * `log.DETAIL_ATTEMPTS`) with the request headers sent, the response status, duration and the response body's
  * first 1 KB.
- * @throws ProblemError 404 `not_found` when the endpoint (another company's) or the delivery (of that endpoint) is unknown.
+ * @throws DomainError 404 `not_found` when the endpoint (another company's) or the delivery (of that endpoint) is unknown.
  */
 export async function getEndpointDelivery(
   ctx: AppContext,
@@ -368,7 +368,7 @@ export async function getEndpointDelivery(
 
 /**
  * "Resend": puts a delivery back in the queue, due now, its attempts kept (the API's redeliver).
- * @throws ProblemError 404 `not_found` (endpoint or delivery unknown); 422 `invalid_reference` when the endpoint was disabled.
+ * @throws DomainError 404 `not_found` (endpoint or delivery unknown); 422 `invalid_reference` when the endpoint was disabled.
  */
 export function resendDelivery(ctx: AppContext, companyId: string, id: string, deliveryId: string): Promise<void> {
   return requeueDelivery(ctx, companyScope(companyId), id, deliveryId);

@@ -11,6 +11,7 @@
 import {
   EVENT_NAMES,
   MAX_SUBSCRIPTIONS_PER_COMPANY,
+  decodeKeysetCursor,
   isEventName,
   type DeliveryState,
   type EventName,
@@ -24,8 +25,7 @@ import {
 import type { AppContext } from "../context";
 import * as log from "../db/webhook-deliveries-log";
 import * as subscriptions from "../db/webhook-subscriptions";
-import { decodeKeysetCursor } from "../http/keyset-cursor";
-import { notFound, problem, type ProblemError } from "../http/problem";
+import { domainError, notFound, type DomainError } from "./errors";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
 
@@ -46,7 +46,7 @@ function restHooksOf(companyId: string): subscriptions.SubscriptionScope {
  * Subscribes `target_url` to one event (spec "REST hooks": POST /v1/ext/webhooks). The URL must satisfy
  * `checkTargetUrl` for the server's mode; the company may hold at most 1,000 subscriptions.
  * @returns the subscription plus its signing secret, which is shown only here (201 body).
- * @throws ProblemError 422 `invalid_reference` for an unknown event name (with `valid_events`) and/or a target URL
+ * @throws DomainError 422 `invalid_reference` for an unknown event name (with `valid_events`) and/or a target URL
  *   the mode does not allow (each listed in `errors`), or a company already at the subscription limit.
  */
 export async function subscribe(ctx: AppContext, companyId: string, input: WebhookSubscribe): Promise<WebhookSubscriptionCreated> {
@@ -59,7 +59,7 @@ export async function subscribe(ctx: AppContext, companyId: string, input: Webho
   if (reason) errors.push({ path: "target_url", message: reason });
   if (errors.length > 0) {
     const detail = errors.map((e) => e.message).join(" ");
-    throw problem("invalid_reference", detail, unknownEvent ? { errors, valid_events: [...EVENT_NAMES] } : { errors });
+    throw domainError("invalid_reference", detail, unknownEvent ? { errors, valid_events: [...EVENT_NAMES] } : { errors });
   }
   const secret = generateWebhookSecret();
   const result = await subscriptions.insertSubscriptionWithinLimit(
@@ -74,7 +74,7 @@ export async function subscribe(ctx: AppContext, companyId: string, input: Webho
 /**
  * One page of the company's subscriptions, newest first (CONTRACT.md "Lists").
  * @returns up to `query.limit + 1` rows: the extra row tells `pageWithLink` that a next page exists.
- * @throws ProblemError 400 `validation_failed` for a cursor this API did not issue.
+ * @throws DomainError 400 `validation_failed` for a cursor this API did not issue.
  */
 export function listSubscriptions(ctx: AppContext, companyId: string, query: PageQuery): Promise<subscriptions.SubscriptionRow[]> {
   const after = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
@@ -84,7 +84,7 @@ export function listSubscriptions(ctx: AppContext, companyId: string, query: Pag
 /**
  * Unsubscribes (spec "REST hooks": DELETE /v1/ext/webhooks/{webhook_id}; CONTRACT.md "Responses": 204). Its pending
  * deliveries are removed with it, so no further events are sent to its target URL.
- * @throws ProblemError 404 `not_found` when the subscription is unknown, already deleted or another company's.
+ * @throws DomainError 404 `not_found` when the subscription is unknown, already deleted or another company's.
  */
 export async function unsubscribe(ctx: AppContext, companyId: string, subscriptionId: string): Promise<void> {
   if (!(await subscriptions.deleteSubscription(ctx.prisma, restHooksOf(companyId), subscriptionId))) {
@@ -96,7 +96,7 @@ export async function unsubscribe(ctx: AppContext, companyId: string, subscripti
  * Issues a new signing secret (POST /v1/ext/webhooks/{webhook_id}/rotate-secret). The old secret stays valid for
  * 24 hours as `previous_secret`; meanwhile deliveries carry a signature for each, so receivers can switch over.
  * @returns the subscription plus the new secret, shown only here.
- * @throws ProblemError 404 `not_found` when the subscription is unknown or another company's.
+ * @throws DomainError 404 `not_found` when the subscription is unknown or another company's.
  */
 export async function rotateSecret(ctx: AppContext, companyId: string, subscriptionId: string): Promise<WebhookSubscriptionCreated> {
   const { row, secret } = await rotateSubscriptionSecret(ctx, restHooksOf(companyId), subscriptionId);
@@ -107,7 +107,7 @@ export async function rotateSecret(ctx: AppContext, companyId: string, subscript
  * Rotates the signing secret of the subscription `subscriptionId` within `scope` (the API's and the console's
  * rotation): a new secret now, the old one kept as `previous_secret` for {@link PREVIOUS_SECRET_OVERLAP_MS}.
  * @returns the subscription and its new secret.
- * @throws ProblemError 404 `not_found` when the subscription is unknown or out of scope.
+ * @throws DomainError 404 `not_found` when the subscription is unknown or out of scope.
  */
 export async function rotateSubscriptionSecret(
   ctx: AppContext,
@@ -126,8 +126,8 @@ export async function rotateSubscriptionSecret(
  * (REST hooks and console endpoints together).
  * @param whereListed where the caller can see and delete them, e.g. "GET /v1/ext/webhooks lists them".
  */
-export function subscriptionLimitReached(whereListed: string): ProblemError {
-  return problem(
+export function subscriptionLimitReached(whereListed: string): DomainError {
+  return domainError(
     "invalid_reference",
     `This company already has ${MAX_SUBSCRIPTIONS_PER_COMPANY.toLocaleString("en-US")} webhook subscriptions, the most allowed. ` +
       `Delete ones you no longer use (${whereListed}) and subscribe again.`,
@@ -138,7 +138,7 @@ export function subscriptionLimitReached(whereListed: string): ProblemError {
  * One page of a subscription's delivery log, newest first (CONTRACT.md "Events and deliveries"), optionally only
  * deliveries in `state`.
  * @returns up to `query.limit + 1` rows: the extra row tells `pageWithLink` that a next page exists.
- * @throws ProblemError 404 `not_found` (subscription unknown or another company's); 400 for a foreign cursor.
+ * @throws DomainError 404 `not_found` (subscription unknown or another company's); 400 for a foreign cursor.
  */
 export async function listDeliveries(
   ctx: AppContext,
@@ -155,7 +155,7 @@ export async function listDeliveries(
  * Sends one delivery again (POST .../deliveries/{delivery_id}/redeliver): it goes back to `pending`, due now, with
  * its attempt history kept, and the dispatcher is woken.
  * @returns the delivery log entry after requeueing (202 body).
- * @throws ProblemError 404 `not_found` when the subscription or the delivery (of that subscription) is unknown;
+ * @throws DomainError 404 `not_found` when the subscription or the delivery (of that subscription) is unknown;
  *   422 `invalid_reference` when the dispatcher has disabled the subscription (nothing would be sent).
  */
 export async function redeliver(ctx: AppContext, companyId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDelivery> {
@@ -169,7 +169,7 @@ export async function redeliver(ctx: AppContext, companyId: string, subscription
  * Puts delivery `deliveryId` of the subscription `subscriptionId` within `scope` back in the queue, due now, its
  * attempt history kept, and wakes the dispatcher (the API's redeliver and the console's "Resend"). A paused
  * subscription keeps it queued until it is resumed.
- * @throws ProblemError 404 `not_found` when the subscription (within `scope`) or the delivery (of that subscription)
+ * @throws DomainError 404 `not_found` when the subscription (within `scope`) or the delivery (of that subscription)
  *   is unknown; 422 `invalid_reference` when the dispatcher has disabled the subscription (nothing would be sent).
  */
 export async function requeueDelivery(
@@ -182,7 +182,7 @@ export async function requeueDelivery(
   if (subscription.disabledAt) {
     // The dispatcher sends nothing for a disabled subscription: a requeued delivery would wait forever.
     const why = subscription.disabledReason ? ` (${subscription.disabledReason})` : "";
-    throw problem(
+    throw domainError(
       "invalid_reference",
       `Webhook subscription ${subscriptionId} was disabled at ${subscription.disabledAt.toISOString()}${why} and sends nothing more. ` +
         "Delete it and subscribe again once the target URL accepts deliveries.",
@@ -221,7 +221,7 @@ export function toDeliveryResponse(row: log.DeliveryLogRow): WebhookDelivery {
 
 /**
  * The subscription `subscriptionId` within `scope`.
- * @throws ProblemError 404 `not_found` when unknown or out of scope (another company's; a console endpoint for the API).
+ * @throws DomainError 404 `not_found` when unknown or out of scope (another company's; a console endpoint for the API).
  */
 export async function requireSubscription(
   ctx: AppContext,

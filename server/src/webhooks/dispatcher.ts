@@ -60,6 +60,8 @@ const DEFAULTS = { concurrency: 16, batchSize: 8, timeoutMs: 10_000, leaseMs: 30
 
 /** A batch's next delivery is only sent while its lease outlasts a whole attempt by this much. */
 const LEASE_MARGIN_MS = 2_000;
+/** A claimed delivery due this much later by the process clock than by the database clock waits for it (ms). */
+const MAX_CLOCK_LEAD_MS = 50;
 
 /**
  * Reads the dispatcher's options from the environment (see the table above); unset variables are left out.
@@ -272,6 +274,10 @@ export class WebhookDispatcher {
 
   /** Sends one claimed delivery and records the outcome. */
   private async attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
+    // The claim compared `next_attempt_at` with the database's clock, which can lead this process's clock by a
+    // millisecond of rounding (PGlite). Never send before the due time by the clock that records the attempt.
+    const early = d.nextAttemptAt.getTime() - Date.now();
+    if (early > 0 && early <= MAX_CLOCK_LEAD_MS) await new Promise((resolve) => setTimeout(resolve, early));
     const attemptedAt = new Date();
     const body = JSON.stringify(d.payload);
     let result: AttemptResult;

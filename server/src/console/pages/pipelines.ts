@@ -10,7 +10,7 @@
 import { Router, type Request, type RequestHandler } from "express";
 import multer from "multer";
 import type { AppContext } from "../../context";
-import { problem } from "../../http/problem";
+import { domainError } from "../../services/errors";
 import { importPipeline } from "../../services/pipeline-import";
 import { describeItem, describePipeline, listPipelineItems, listPipelineOverviews } from "../../services/pipeline-views";
 import { formErrors } from "../forms";
@@ -62,13 +62,13 @@ export function pipelinesRouter(ctx: AppContext): Router {
     try {
       const file = req.file;
       if (!file || file.size === 0) {
-        throw problem("validation_failed", "Choose a blueprint file.", { errors: [{ path: "file", message: "Choose a blueprint JSON file to import." }] });
+        throw domainError("validation_failed", "Choose a blueprint file.", { errors: [{ path: "file", message: "Choose a blueprint JSON file to import." }] });
       }
       let parsed: unknown;
       try {
         parsed = JSON.parse(file.buffer.toString("utf8"));
       } catch (err) {
-        throw problem("validation_failed", "The file is not valid JSON.", {
+        throw domainError("validation_failed", "The file is not valid JSON.", {
           errors: [{ path: "file", message: `${file.originalname} is not valid JSON: ${(err as Error).message}.` }],
         });
       }

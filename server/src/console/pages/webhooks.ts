@@ -7,10 +7,9 @@
  * notice (console/flash.ts), never in a URL.
  */
 import { Router, type Request, type Response } from "express";
-import { EVENT_NAMES } from "@stageline/shared";
+import { EVENT_NAMES, parseInput } from "@stageline/shared";
 import type { AppContext } from "../../context";
-import { ProblemError } from "../../http/problem";
-import { parseInput } from "../../http/validate";
+import { DomainError } from "../../services/errors";
 import {
   DELIVERY_OUTCOMES,
   EndpointInputSchema,
@@ -81,7 +80,7 @@ const FIELD_IDS: Record<string, string> = { target_url: "target_url", descriptio
  * rethrows anything else (the error page renders it).
  */
 function endpointFormErrors(err: unknown): FieldError[] {
-  if (!(err instanceof ProblemError) || (err.code !== "validation_failed" && err.code !== "invalid_reference")) throw err;
+  if (!(err instanceof DomainError) || (err.code !== "validation_failed" && err.code !== "invalid_reference")) throw err;
   const listed = (err.extras as { errors?: { path: string; message: string }[] }).errors ?? [];
   if (!listed.length) return [{ field: FIELD_IDS.target_url!, message: err.detail }];
   return listed.map((e) => ({ field: FIELD_IDS[e.path.split(".")[0] ?? ""] ?? FIELD_IDS.target_url!, message: e.message }));
@@ -95,7 +94,7 @@ async function act(ctx: AppContext, req: Request, res: Response, back: string, a
   try {
     await notify(ctx.prisma, req, { kind: "success", message: await action() });
   } catch (err) {
-    if (!(err instanceof ProblemError) || err.code !== "invalid_reference") throw err;
+    if (!(err instanceof DomainError) || err.code !== "invalid_reference") throw err;
     await notify(ctx.prisma, req, { kind: "error", message: err.detail });
   }
   res.redirect(303, back);

@@ -1,0 +1,20 @@
+/**
+ * The next page's URL in a `Link: <...>; rel="next"` header (RFC 8288), for keyset-paginated lists (CONTRACT "Lists").
+ */
+import type { Request, Response } from "express";
+import { encodeKeysetCursor, type KeysetPosition } from "@stageline/shared";
+
+/**
+ * Given rows fetched with `take: limit + 1`, returns the page and sets the `Link: rel="next"` header when a further
+ * row exists. The next URL is the request's own URL with `cursor` replaced.
+ */
+export function pageWithLink<T extends KeysetPosition>(req: Request, res: Response, rows: T[], limit: number): T[] {
+  if (rows.length <= limit) return rows;
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1]!;
+  const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
+  url.searchParams.set("cursor", encodeKeysetCursor(last));
+  url.searchParams.set("limit", String(limit));
+  res.setHeader("Link", `<${url.toString()}>; rel="next"`);
+  return page;
+}
