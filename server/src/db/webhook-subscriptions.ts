@@ -7,6 +7,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
+import { queryOne } from "./sql";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -89,9 +90,45 @@ export async function insertSubscriptionWithinLimit(
   });
 }
 
-/** The subscription `id` within `scope` (shown columns and state), or null when unknown or out of scope. */
-export function findSubscription(db: Db, scope: SubscriptionScope, id: string): Promise<SubscriptionRow | null> {
-  return db.webhookSubscription.findFirst({ where: { id, ...scopeWhere(scope) }, select: PUBLIC_SELECT });
+interface SubscriptionSqlRow {
+  id: string;
+  target_url: string;
+  events: string[];
+  origin: string;
+  description: string | null;
+  paused_at: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: Date;
+}
+
+const date = (value: Date | null) => (value === null ? null : new Date(value));
+
+/**
+ * The subscription `id` within `scope` (shown columns and state), or null when unknown or out of scope. One raw
+ * prepared statement (db/sql.ts): every console page of an endpoint starts with this lookup.
+ */
+export async function findSubscription(prisma: PrismaClient, scope: SubscriptionScope, id: string): Promise<SubscriptionRow | null> {
+  const origin = scope.origin === undefined ? "" : " AND origin = $3";
+  const row = await queryOne<SubscriptionSqlRow>(
+    prisma,
+    `SELECT id, target_url, events, origin, description, paused_at, disabled_at, disabled_reason, created_at
+       FROM webhook_subscriptions WHERE id = $1 AND company_id = $2${origin}`,
+    scope.origin === undefined ? [id, scope.companyId] : [id, scope.companyId, scope.origin],
+    { name: `find-subscription${scope.origin === undefined ? "" : "-origin"}` },
+  );
+  if (!row) return null;
+  return {
+    id: row.id,
+    targetUrl: row.target_url,
+    events: row.events,
+    origin: row.origin,
+    description: row.description,
+    pausedAt: date(row.paused_at),
+    disabledAt: date(row.disabled_at),
+    disabledReason: row.disabled_reason,
+    createdAt: new Date(row.created_at),
+  };
 }
 
 /**
@@ -122,7 +159,7 @@ export async function deleteSubscription(db: Db, scope: SubscriptionScope, id: s
  * @returns the updated row, or null when unknown or out of scope.
  */
 export async function updateSubscription(
-  db: Db,
+  db: PrismaClient,
   scope: SubscriptionScope,
   id: string,
   data: { targetUrl: string; description: string | null; events: string[] },
@@ -136,7 +173,7 @@ export async function updateSubscription(
  * paused subscription keeps its original pause time.
  * @returns the updated row, or null when unknown or out of scope.
  */
-export async function setSubscriptionPaused(db: Db, scope: SubscriptionScope, id: string, pausedAt: Date | null): Promise<SubscriptionRow | null> {
+export async function setSubscriptionPaused(db: PrismaClient, scope: SubscriptionScope, id: string, pausedAt: Date | null): Promise<SubscriptionRow | null> {
   const where = { id, ...scopeWhere(scope) };
   const { count } = await db.webhookSubscription.updateMany({
     where: pausedAt ? { ...where, pausedAt: null } : where,
@@ -160,7 +197,7 @@ export function findSubscriptionSecrets(db: Db, scope: SubscriptionScope, id: st
  * @returns the subscription's shown columns, or null when unknown or out of scope.
  */
 export async function rotateSubscriptionSecret(
-  db: Db,
+  db: PrismaClient,
   scope: SubscriptionScope,
   id: string,
   newSecret: string,
