@@ -147,7 +147,7 @@ it("shows a member the key names and prefixes without any write control", async 
   await page.goto("/console/keys");
   await expect(page.getByRole("row", { name: /Test key/ }).count()).resolves.toBe(1);
   await expect(page.getByRole("link", { name: /Revoke|Rename/ }).count()).resolves.toBe(0);
-  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys"]);
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines"]);
   await expectNoSeriousAxeViolations(page);
   await page.context().close();
 });
