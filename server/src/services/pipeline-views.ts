@@ -71,8 +71,9 @@ export type ItemListRow = Item & { createdAt: Date; id: string };
 
 /**
  * One page of the pipeline's items, newest first ({@link ITEM_PAGE_SIZE} a page, keyset pagination), through the
- * API's item list (db/items.ts `listItems`). `search` (trimmed; empty means none) matches an exact short ID
- * (case-insensitive, e.g. `sales-12`) or a part of the name (case-insensitive).
+ * API's item list (db/items.ts `listItems`, with its `short_id` and `q` filters). `search` (trimmed; empty means
+ * none) finds the item with that short ID (case-insensitive, e.g. `sales-12`); any other text, or a short ID no item
+ * has, matches part of the name (case-insensitive, `%` and `_` literal).
  * @throws DomainError 404 `not_found` for another company's pipeline; 400 `validation_failed` for a cursor the
  *   console did not issue.
  */
@@ -86,9 +87,15 @@ export async function listPipelineItems(
   const pipeline = await pipelines.findPipelineStructure(ctx.prisma, companyId, pipelineId);
   if (!pipeline) throw notFound("Pipeline", pipelineId);
   const search = options.search?.trim().slice(0, SEARCH_MAX) || undefined;
-  const rows = await items.listItems(ctx.prisma, { companyId, pipelineId, q: search, after, take: ITEM_PAGE_SIZE + 1 });
+  const filter = { companyId, pipelineId, after, take: ITEM_PAGE_SIZE + 1 };
+  // A short ID finds its item; any other text (or a short ID no item has) searches the names.
+  let rows = search && SHORT_ID_SHAPE.test(search) ? await items.listItems(ctx.prisma, { ...filter, shortId: search }) : [];
+  if (rows.length === 0) rows = await items.listItems(ctx.prisma, { ...filter, search });
   return toPage(rows.map(toListRow), ITEM_PAGE_SIZE);
 }
+
+/** What a short ID looks like: the pipeline's prefix, a hyphen and a number, e.g. `SALES-12`. */
+const SHORT_ID_SHAPE = /^[A-Za-z0-9]+-\d+$/;
 
 function toListRow(record: ItemRecord): ItemListRow {
   return { ...toItemResponse(record), id: record.id, createdAt: record.createdAt };

@@ -288,7 +288,7 @@ export class WebhookDispatcher {
       requestHeaders = deliveryHeaders(request);
       result = await sendAttempt(request, {
         timeoutMs: this.options.timeoutMs,
-        publicHttpsOnly: this.ctx.config.mode === "production",
+        production: this.ctx.config.mode === "production",
         signal: this.shutdown.signal,
       });
     } catch (err) {
