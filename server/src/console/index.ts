@@ -10,7 +10,7 @@
 import express, { Router } from "express";
 import cookieParser from "cookie-parser";
 import type { AppContext } from "../context";
-import { consoleCsrfSecret } from "../services/console-sessions";
+import { consoleCsrfSecret, prepareSignIn } from "../services/console-sessions";
 import { consoleNotFound, renderConsoleError } from "./errors";
 import { auditRouter } from "./pages/audit";
 import { inviteRouter } from "./pages/invite";
@@ -26,6 +26,7 @@ import { ASSETS_DIR } from "./views";
 /** Builds the /console router. */
 export function consoleRouter(ctx: AppContext): Router {
   const router = Router();
+  prepareSignIn();
   let secret = "";
   const csrf = csrfKit(() => secret);
 

@@ -12,7 +12,7 @@ import * as sessions from "../db/console-sessions";
 import { getOrCreateSecret } from "../db/server-secrets";
 import { findUserByEmail } from "../db/users";
 import { recordAudit } from "./audit-log";
-import { verifyAgainstDummy, verifyPassword } from "./passwords";
+import { prepareDummyHash, verifyAgainstDummy, verifyPassword } from "./passwords";
 import { normalizeEmail, type Role } from "./users";
 
 /** Idle expiry: 12 hours without a request, in ms. */
@@ -146,4 +146,9 @@ export function consoleCsrfSecret(db: Queryable): Promise<string> {
     value.catch(() => (csrfSecret = undefined));
   }
   return csrfSecret.value;
+}
+
+/** Prepares sign-in at start (the unknown-email hash of `verifyAgainstDummy`); never rejects. */
+export function prepareSignIn(): void {
+  prepareDummyHash().catch(() => undefined);
 }

@@ -30,12 +30,20 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 let dummyHash: Promise<string> | undefined;
 
 /**
+ * Computes the hash `verifyAgainstDummy` checks against, ahead of the first sign-in (the console calls it when it
+ * starts), so that not even the first unknown-email sign-in takes longer than a wrong password.
+ */
+export function prepareDummyHash(): Promise<string> {
+  dummyHash ??= hashPassword(crypto.randomBytes(32).toString("base64url"));
+  return dummyHash;
+}
+
+/**
  * Spends the time of one `verifyPassword` on a hash nobody knows the password of: sign-in calls it for an unknown
  * email, so that an unknown email and a wrong password take about the same time (no user enumeration by timing).
  */
 export async function verifyAgainstDummy(password: string): Promise<false> {
-  dummyHash ??= hashPassword(crypto.randomBytes(32).toString("base64url"));
-  await verifyPassword(await dummyHash, password);
+  await verifyPassword(await prepareDummyHash(), password);
   return false;
 }
 
