@@ -19,8 +19,21 @@ import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
-import { keysetCursor, seedItems, seededItemId, seededItemPosition, verifySeededOrder, type SeedPlan } from "./seed";
+import { samplePage, signInConsole, type PageLatency } from "./console";
+import {
+  keysetCursor,
+  seedDeliveryLog,
+  seedItems,
+  seededDeliveryPosition,
+  seededItemId,
+  seededItemPosition,
+  verifySeededOrder,
+  type SeedPlan,
+} from "./seed";
 import { REPO_ROOT, startServerProcess, type ServerProcess } from "./server-process";
+
+/** Concurrent clients loading console pages (people at their browsers, not a fleet of integrations). */
+const CONSOLE_CLIENTS = 2;
 
 /** Cores: the server (and the baseline, never loaded at the same time) on core 0, this process on core 1. */
 export const SERVER_CORE = 0;
@@ -83,6 +96,8 @@ export class BenchPass {
   private dbDescription = "";
   private readonly idleRss: string[] = [];
   private rateLimitSeen = "";
+  /** The console's demo user, printed on the server's first start. */
+  private demoUser: { email: string; password: string } | null = null;
   private serverStarts = 0;
 
   constructor(
@@ -119,6 +134,14 @@ export class BenchPass {
         }
         this.pageCostFigures();
         this.filteredCostFigures();
+      }
+      if (this.has("console")) {
+        const largest = this.o.sizes[this.o.sizes.length - 1]!;
+        if (this.seeded < largest) {
+          await this.grow(largest);
+          await this.warmServer(`with ${sizeLabel(largest)} items`);
+        }
+        await this.measureConsole();
       }
       this.rssFigures();
     } catch (err) {
@@ -180,6 +203,7 @@ export class BenchPass {
     const key = this.server!.demoApiKey;
     if (!key) throw new Error("the server printed no `Demo API key:` on its first start (is the demo seed enabled, SEED_DEMO unset?)");
     this.api = new ApiClient(this.server!.url, key);
+    this.demoUser = this.server!.demoUser;
     this.rss = new RssSampler(this.server!.pid);
 
     const pipelines = await this.api.expect<{ id: string; name: string }[]>(200, "GET", "/v1/ext/pipelines");
@@ -716,6 +740,94 @@ export class BenchPass {
     for (const id of subscriptions) await this.api.call("DELETE", `/v1/ext/webhooks/${id}`);
     await this.receiver.stop();
     this.receiver = undefined;
+  }
+
+  /**
+   * Seeds a console endpoint's delivery log of `count` finished deliveries (PGlite: with the server stopped, then
+   * restarted and warmed). @returns the endpoint id.
+   */
+  private async seedDeliveries(count: number): Promise<string> {
+    const started = Date.now();
+    this.log(`  seeding a delivery log of ${sizeLabel(count)} deliveries (bulk SQL)`);
+    const progress = (done: number) => {
+      if (count > 100_000) this.log(`    ${done.toLocaleString("en-US")} / ${count.toLocaleString("en-US")}`);
+    };
+    let endpointId: string;
+    if (this.kind === "pglite") {
+      await this.server!.stop();
+      this.sql = await openSql(this.location());
+      endpointId = await seedDeliveryLog(this.sql, this.plan, count, progress);
+      await this.sql.close();
+      this.sql = undefined;
+      await this.startServer("after-delivery-seed");
+      await this.warmServer(`with a delivery log of ${sizeLabel(count)}`);
+    } else {
+      endpointId = await seedDeliveryLog(this.sql!, this.plan, count, progress);
+    }
+    this.notes.push(`Seeded a console endpoint's delivery log of ${count.toLocaleString("en-US")} deliveries (with events and attempts) in ${((Date.now() - started) / 1000).toFixed(1)} s (bulk SQL).`);
+    return endpointId;
+  }
+
+  /**
+   * Issue 10: the console's items list and delivery log, signed in as the demo user, at the largest size (one
+   * delivery per item in one endpoint's log): first pages, a page 90% deep, and the log filtered by outcome.
+   * p95 of full page loads from CONSOLE_CLIENTS concurrent clients; target < 100 ms (PostgreSQL).
+   */
+  private async measureConsole(): Promise<void> {
+    if (!this.demoUser) throw new Error("the server printed no `Demo user:` / `Demo password:` on its first start");
+    const size = this.seeded;
+    const endpointId = await this.seedDeliveries(size);
+    const cookie = await signInConsole(this.api.baseUrl, this.demoUser.email, this.demoUser.password);
+    const deepAfter = Math.floor(size * 0.9);
+    const rows = (html: string) => (html.match(/<tr>/g) ?? []).length - 1; // minus the header row
+    const itemsPath = `/console/pipelines/${this.pipelineId}/items`;
+    const logPath = `/console/webhooks/${endpointId}`;
+    const pages: { label: string; path: string; check: (html: string) => string | null }[] = [
+      {
+        label: "items list, first page",
+        path: itemsPath,
+        check: (h) => (rows(h) === 50 && h.includes(seededItemId(this.plan.companyId, 1)) ? null : `expected the 50 newest items, got ${rows(h)} rows`),
+      },
+      {
+        label: "items list, page 90% deep",
+        path: `${itemsPath}?cursor=${keysetCursor(seededItemPosition(this.plan, deepAfter))}`,
+        check: (h) => (h.includes(seededItemId(this.plan.companyId, deepAfter + 1)) ? null : `item ${deepAfter + 1} missing from the deep page`),
+      },
+      {
+        label: "delivery log, first page",
+        path: logPath,
+        check: (h) => (rows(h) === 50 && h.includes("Delivered") ? null : `expected 50 deliveries, got ${rows(h)} rows`),
+      },
+      {
+        label: "delivery log, failed only",
+        path: `${logPath}?outcome=failed`,
+        check: (h) => (rows(h) === 50 && !h.includes("status-succeeded") ? null : `expected 50 failed deliveries, got ${rows(h)} rows`),
+      },
+      {
+        label: "delivery log, page 90% deep",
+        path: `${logPath}?cursor=${keysetCursor(seededDeliveryPosition(this.plan, endpointId, deepAfter))}`,
+        check: (h) => (rows(h) === 50 ? null : `expected 50 deliveries, got ${rows(h)} rows`),
+      },
+    ];
+    const count = this.o.quick ? 50 : 300;
+    await this.during(`console pages at ${sizeLabel(size)} items`, async () => {
+      for (const page of pages) {
+        this.server!.assertAlive();
+        const r: PageLatency = await samplePage(this.api.baseUrl + page.path, cookie, { count, warmup: 20, concurrency: CONSOLE_CLIENTS, check: page.check });
+        this.log(`    console ${page.label}: p50 ${ms(r.p50)}, p95 ${ms(r.p95)}, p99 ${ms(r.p99)}, ${rps(r.reqPerSec)}${r.failures ? `, FAILURES ${r.failures}` : ""}`);
+        if (r.failures) this.errors.push(`console ${page.label}: ${r.failures} failed requests; first: ${r.firstFailure}`);
+        this.figures.push({
+          item: 7,
+          metric: `Console ${page.label} at ${sizeLabel(size)} items (signed in, p95)`,
+          value: r.p95,
+          display: `${ms(r.p95)} (p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, ${rps(r.reqPerSec)})`,
+          target: { op: "<", limit: 100, text: "< 100 ms" },
+        });
+      }
+    });
+    this.details.push(
+      `Console pages: signed in as the demo user (session cookie), ${count} timed page loads per page after 20 untimed, from ${CONSOLE_CLIENTS} concurrent clients, each timed from request to the end of the HTML; the delivery log belongs to a paused console endpoint with ${size.toLocaleString("en-US")} finished deliveries (every tenth failed).`,
+    );
   }
 
   /** Issue item 6: the server's peak RSS over every measured phase. */

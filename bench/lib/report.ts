@@ -21,7 +21,7 @@ export interface Target {
 }
 
 export interface Figure {
-  /** Issue item number (1..6) the figure belongs to. */
+  /** Issue #4 item number (1..6) the figure belongs to, or 7 for the console pages (issue 10). */
   item: number;
   metric: string;
   value: number | null;

@@ -31,8 +31,18 @@ const UUID_FROM_MD5 = (h: string) =>
 
 /** The id of seeded item `g` (matches the SQL in `seedItems`). */
 export function seededItemId(companyId: string, g: number): string {
-  const h = crypto.createHash("md5").update(`stageline-bench:${companyId}:${g}`).digest("hex");
+  return uuidFromMd5(`stageline-bench:${companyId}:${g}`);
+}
+
+/** The UUID-shaped id `UUID_FROM_MD5` makes of `md5(text)`. */
+function uuidFromMd5(text: string): string {
+  const h = crypto.createHash("md5").update(text).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** The keyset position of seeded delivery `g` of the endpoint `endpointId` (matches `seedDeliveryLog`). */
+export function seededDeliveryPosition(plan: SeedPlan, endpointId: string, g: number): KeysetPosition {
+  return { createdAt: new Date(plan.t0Ms - g * 1000), id: uuidFromMd5(`stageline-bench-delivery:${endpointId}:${g}`) };
 }
 
 /** The keyset position of seeded item `g`. */
@@ -169,4 +179,60 @@ export async function verifySeededOrder(sql: Sql, plan: SeedPlan, g: number): Pr
   if (rows[0]?.id !== expected) {
     throw new Error(`seeded order check failed after item ${g}: expected ${expected}, found ${rows[0]?.id ?? "nothing"}`);
   }
+}
+
+/**
+ * Creates a paused console webhook endpoint of the company (so the dispatcher never sends its seeded deliveries)
+ * with `count` finished deliveries in its delivery log, each with its outbox event and one attempt: every tenth
+ * failed with a 500, the rest delivered with a 200. Delivery `g` is `g` seconds older than `t0Ms`, like the items.
+ * Bulk SQL in batches of 100,000, then vacuum and analyze.
+ * @returns the endpoint id.
+ */
+export async function seedDeliveryLog(sql: Sql, plan: SeedPlan, count: number, onProgress?: (done: number) => void): Promise<string> {
+  const endpointId = seededItemId(plan.companyId, -1);
+  await sql.query(
+    `INSERT INTO webhook_subscriptions (id, company_id, target_url, events, origin, description, paused_at, secret)
+     VALUES ($1, $2, 'https://hooks.example.com/bench', ARRAY['item.created'], 'console', 'Benchmark delivery log', now(),
+             'whsec_YmVuY2hiZW5jaGJlbmNoYmVuY2hiZW5jaGJlbmNoYmVuY2hi')`,
+    [endpointId, plan.companyId],
+  );
+  const uuid = (tag: string) => UUID_FROM_MD5(`md5('stageline-bench-${tag}:' || $1::text || ':' || g)`);
+  for (let start = 1; start <= count; start += BATCH) {
+    const end = Math.min(start + BATCH - 1, count);
+    const at = `to_timestamp($2::double precision / 1000) - make_interval(secs => g)`;
+    const range = [endpointId, plan.t0Ms, start, end];
+    await sql.exec("BEGIN");
+    try {
+      await sql.query(
+        `INSERT INTO webhook_events (id, company_id, type, resource_id, payload, created_at)
+         SELECT ${uuid("event")}, $5::text, 'item.created', 'seeded-' || g, json_build_object('item_id', 'seeded-' || g, 'name', 'Seeded lead ' || g), ${at}
+           FROM generate_series($3::int, $4::int) AS g`,
+        [...range, plan.companyId],
+      );
+      await sql.query(
+        `INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq, state, attempt_count, next_attempt_at, last_status,
+           last_duration_ms, last_error, created_at, completed_at)
+         SELECT ${uuid("delivery")}, ${uuid("event")}, $1::text, g, CASE WHEN g % 10 = 0 THEN 'failed' ELSE 'succeeded' END, 1, ${at},
+                CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 20 + g % 50, CASE WHEN g % 10 = 0 THEN 'HTTP 500' END, ${at}, ${at}
+           FROM generate_series($3::int, $4::int) AS g`,
+        range,
+      );
+      await sql.query(
+        `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, request_headers)
+         SELECT ${uuid("attempt")}, ${uuid("delivery")}, ${at}, CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 20 + g % 50, 'ok',
+                '{"content-type":"application/json"}'::jsonb
+           FROM generate_series($3::int, $4::int) AS g`,
+        range,
+      );
+      await sql.exec("COMMIT");
+    } catch (err) {
+      await sql.exec("ROLLBACK").catch(() => undefined);
+      throw err;
+    }
+    onProgress?.(end);
+  }
+  await sql.exec("VACUUM (ANALYZE) webhook_events");
+  await sql.exec("VACUUM (ANALYZE) webhook_deliveries");
+  await sql.exec("VACUUM (ANALYZE) webhook_attempts");
+  return endpointId;
 }

@@ -74,6 +74,8 @@ export interface ServerProcess {
   database: string;
   /** The key printed on the first start of an empty database, else null. */
   demoApiKey: string | null;
+  /** The console's demo user printed on the first start of an empty database, else null. */
+  demoUser: { email: string; password: string } | null;
   /** Throws when the server exited on its own (crashed) since it started. */
   assertAlive(): void;
   /** The last lines the server wrote to stderr (for error reports). */
@@ -131,7 +133,7 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
       resolve();
     });
   });
-  const started = await new Promise<{ url: string; database: string; key: string | null }>((resolve, reject) => {
+  const started = await new Promise<{ url: string; database: string; key: string | null; user: { email: string; password: string } | null }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${options.label}: server did not listen within 90 s\n${stderr}`)), 90_000);
     const onData = () => {
       const m = /Stageline listening on (\S+) \(database: (\w+)\)/.exec(stdout);
@@ -139,7 +141,10 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
       clearTimeout(timer);
       child.stdout!.off("data", onData);
       const key = /Demo API key: (\S+)/.exec(stdout);
-      resolve({ url: m[1]!, database: m[2]!, key: key ? key[1]! : null });
+      const email = /Demo user: (\S+)/.exec(stdout);
+      const password = /Demo password: (\S+)/.exec(stdout);
+      const user = email && password ? { email: email[1]!, password: password[1]! } : null;
+      resolve({ url: m[1]!, database: m[2]!, key: key ? key[1]! : null, user });
     };
     child.stdout!.on("data", onData);
     void exited.then(() => {
@@ -152,6 +157,7 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
     pid: child.pid!,
     database: started.database,
     demoApiKey: started.key,
+    demoUser: started.user,
     assertAlive() {
       if (exitInfo && !stopping) throw new Error(`${options.label}: the server crashed (${exitInfo})\n${stderr}`);
     },

@@ -249,7 +249,7 @@ describe("REST-hook subscriptions", () => {
         data: Array.from({ length: MAX_SUBSCRIPTIONS_PER_COMPANY }, (_, i) => ({
           companyId: company.companyId,
           targetUrl: `${TARGET}/${i}`,
-          event: "item.created",
+          events: ["item.created"],
           secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",
         })),
       });

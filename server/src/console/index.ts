@@ -15,8 +15,10 @@ import { consoleNotFound, renderConsoleError } from "./errors";
 import { auditRouter } from "./pages/audit";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
+import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { signInRouter } from "./pages/sign-in";
 import { teamRouter } from "./pages/team";
+import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
 import { loadSession, requireSignedIn } from "./session";
 import { ASSETS_DIR } from "./views";
@@ -35,6 +37,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(express.urlencoded({ extended: false, limit: "64kb" }));
   router.use(originCheck);
   router.use(loadSession(ctx.prisma));
+  router.post(IMPORT_PATH, blueprintUpload); // the one multipart form: parsed before the CSRF check reads its _csrf
   router.use(async (req, res, next) => {
     secret ||= await consoleCsrfSecret(ctx.prisma);
     const kit = csrf.forRequest(req);
@@ -50,6 +53,8 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(requireSignedIn);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
   router.use(keysRouter(ctx));
+  router.use(webhooksRouter(ctx));
+  router.use(pipelinesRouter(ctx));
   router.use(teamRouter(ctx));
   router.use(auditRouter(ctx));
   router.use(consoleNotFound);

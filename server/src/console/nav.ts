@@ -14,6 +14,8 @@ export interface NavItem {
 /** Every section, in menu order. */
 export const NAV_ITEMS: NavItem[] = [
   { href: "/keys", label: "API keys", minRole: "member" },
+  { href: "/webhooks", label: "Webhooks", minRole: "member" },
+  { href: "/pipelines", label: "Pipelines", minRole: "member" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
 ];

@@ -1,5 +1,6 @@
 /** Data access for the transactional outbox (tables `webhook_events` and `webhook_deliveries`). */
 import type { Prisma } from "../generated/prisma/client";
+import { uuidv7 } from "./webhook-dispatch";
 
 /** Inserts one outbox event; returns its id and commit-order `seq`. */
 export function insertEvent(
@@ -11,7 +12,8 @@ export function insertEvent(
 
 /**
  * The fan-out as data-modifying CTEs, for statements that write their events themselves (db/items.ts) and for
- * `fanOutEvent`: `subscribers` and `queued` queue one pending delivery per active subscription of the company given
+ * `fanOutEvent`: `subscribers` and `queued` queue one pending delivery per active (neither disabled nor paused)
+ * subscription of the company given
  * by the SQL parameter `companyParam` (e.g. `$2`) to the name of each row of the CTE `eventsCte` (columns id, type,
  * seq). Append to a `WITH` list after `eventsCte`; `queued` returns one row per delivery.
  *
@@ -21,13 +23,14 @@ export function insertEvent(
  */
 export function fanOutCtes(eventsCte: string, companyParam: string): string {
   return `subscribers AS (
-       SELECT id, event FROM webhook_subscriptions
-       WHERE company_id = ${companyParam} AND event IN (SELECT type FROM ${eventsCte}) AND disabled_at IS NULL
+       SELECT id, events FROM webhook_subscriptions
+       WHERE company_id = ${companyParam} AND events && ARRAY(SELECT type FROM ${eventsCte})
+         AND disabled_at IS NULL AND paused_at IS NULL
        FOR KEY SHARE
      ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
        SELECT gen_random_uuid()::text, ${eventsCte}.id, subscribers.id, ${eventsCte}.seq
-       FROM ${eventsCte} JOIN subscribers ON subscribers.event = ${eventsCte}.type
+       FROM ${eventsCte} JOIN subscribers ON ${eventsCte}.type = ANY (subscribers.events)
        RETURNING id
      )`;
 }
@@ -50,4 +53,40 @@ export async function fanOutEvent(
     event.companyId,
   );
   return Number(rows[0]?.deliveries ?? 0);
+}
+
+/**
+ * Stores one outbox event and queues its delivery to the one subscription `subscriptionId` only (the console's
+ * "Send test event"), in one statement. Nothing is queued when the subscription is not the company's or is
+ * disabled or paused.
+ * @returns the event id, or null when nothing was queued (the event is then not stored either).
+ */
+export async function insertEventForSubscription(
+  tx: Prisma.TransactionClient,
+  event: { companyId: string; type: string; resourceId: string; payload: Prisma.InputJsonValue },
+  subscriptionId: string,
+): Promise<string | null> {
+  const rows = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `WITH target AS (
+       SELECT id FROM webhook_subscriptions
+       WHERE id = $1 AND company_id = $2 AND disabled_at IS NULL AND paused_at IS NULL
+       FOR KEY SHARE
+     ), event AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+       SELECT $6, $2, $3, $4, $5::json FROM target
+       RETURNING id, seq
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
+       SELECT gen_random_uuid()::text, event.id, target.id, event.seq FROM event, target
+       RETURNING event_id
+     )
+     SELECT event_id AS id FROM queued`,
+    subscriptionId,
+    event.companyId,
+    event.type,
+    event.resourceId,
+    JSON.stringify(event.payload),
+    uuidv7(),
+  );
+  return rows[0]?.id ?? null;
 }

@@ -1,11 +1,13 @@
 /**
- * The delivery log of REST-hook subscriptions (tables `webhook_deliveries`, `webhook_attempts`, with the event name
- * from `webhook_events`), as read by GET /v1/ext/webhooks/{webhook_id}/deliveries, plus the one write the API makes
- * to it: putting a delivery back in the queue (redeliver). Sending, retries and attempt recording belong to the
+ * The delivery log of webhook subscriptions, REST hooks and console endpoints alike (tables `webhook_deliveries`,
+ * `webhook_attempts`, with the event name from `webhook_events`), as read by GET /v1/ext/webhooks/{webhook_id}/
+ * deliveries and the console's delivery log, plus the one write made to it from outside the dispatcher: putting a
+ * delivery back in the queue (redeliver, "Resend"). Sending, retries and attempt recording belong to the
  * dispatcher. Callers check first that the subscription belongs to their company.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
+import { query } from "./sql";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -55,4 +57,102 @@ export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId
     data: { state: "pending", nextAttemptAt: now, lockedUntil: null, lockedBy: null, completedAt: null },
   });
   return count > 0;
+}
+
+/** One line of the console's delivery log: the delivery, its event name and its latest attempt's status and duration. */
+export interface DeliverySummaryRow {
+  id: string;
+  eventId: string;
+  event: string;
+  state: string;
+  attemptCount: number;
+  lastStatus: number | null;
+  lastDurationMs: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+interface DeliverySummarySqlRow {
+  id: string;
+  event_id: string;
+  event: string;
+  state: string;
+  attempt_count: number;
+  last_status: number | null;
+  last_duration_ms: number | null;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+/**
+ * One page of a subscription's delivery log for the console, newest first (created_at desc, id desc), strictly
+ * after `after`, optionally only deliveries in `state`: one raw SELECT (db/sql.ts) on the index
+ * (subscription_id, [state,] created_at desc, id desc) joined to each delivery's event by primary key, without the
+ * attempts (the latest attempt's status and duration are on the delivery). Fetches `take` rows; callers pass
+ * `limit + 1`. Callers check first that the subscription belongs to their company.
+ */
+export async function listDeliverySummaries(
+  prisma: PrismaClient,
+  subscriptionId: string,
+  filter: { state?: string | undefined; after?: KeysetPosition | undefined },
+  take: number,
+): Promise<DeliverySummaryRow[]> {
+  const params: unknown[] = [subscriptionId];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = ["d.subscription_id = $1"];
+  if (filter.state !== undefined) where.push(`d.state = ${param(filter.state)}`);
+  if (filter.after !== undefined) {
+    const at = param(filter.after.createdAt);
+    const id = param(filter.after.id);
+    where.push(`d.created_at <= ${at}::timestamptz`);
+    where.push(`(d.created_at < ${at}::timestamptz OR (d.created_at = ${at}::timestamptz AND d.id < ${id}))`);
+  }
+  const shape = `${filter.state === undefined ? 0 : 1}${filter.after === undefined ? 0 : 1}`;
+  const rows = await query<DeliverySummarySqlRow>(
+    prisma,
+    `SELECT d.id, d.event_id, e.type AS event, d.state, d.attempt_count, d.last_status, d.last_duration_ms, d.last_error,
+       d.next_attempt_at, d.created_at, d.completed_at
+     FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+     WHERE ${where.join(" AND ")}
+     ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(take)}::int`,
+    params,
+    { name: `list-delivery-summaries-${shape}` },
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    event: r.event,
+    state: r.state,
+    attemptCount: Number(r.attempt_count),
+    lastStatus: r.last_status,
+    lastDurationMs: r.last_duration_ms,
+    lastError: r.last_error,
+    nextAttemptAt: new Date(r.next_attempt_at),
+    createdAt: new Date(r.created_at),
+    completedAt: r.completed_at === null ? null : new Date(r.completed_at),
+  }));
+}
+
+/** Attempts a delivery detail shows at most (the newest). */
+export const DETAIL_ATTEMPTS = 50;
+
+/** What `findDeliveryDetail` loads: the delivery, its event (name and the exact body sent) and its newest attempts. */
+const DELIVERY_DETAIL_INCLUDE = {
+  event: { select: { type: true, payload: true } },
+  attempts: { orderBy: [{ attemptedAt: "desc" }, { id: "desc" }], take: DETAIL_ATTEMPTS },
+} satisfies Prisma.WebhookDeliveryInclude;
+
+/** A delivery with its event's name and body and its newest attempts (request headers, response excerpt). */
+export type DeliveryDetailRow = Prisma.WebhookDeliveryGetPayload<{ include: typeof DELIVERY_DETAIL_INCLUDE }>;
+
+/** Delivery `deliveryId` of subscription `subscriptionId` in detail, or null when it is not one of its deliveries. */
+export function findDeliveryDetail(db: Db, subscriptionId: string, deliveryId: string): Promise<DeliveryDetailRow | null> {
+  return db.webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId }, include: DELIVERY_DETAIL_INCLUDE });
 }

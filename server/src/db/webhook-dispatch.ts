@@ -52,7 +52,7 @@ interface ClaimRow {
  *
  * Head of line: only a subscription's pending delivery with the smallest `seq` can be sent (per-subscription order
  * follows event order). Up to `limit` such heads are claimed, oldest due first: pending, `next_attempt_at <= now()`,
- * lease free or expired, subscription not disabled. The heads come from one sort of the pending rows (`DISTINCT ON`,
+ * lease free or expired, subscription neither disabled nor paused (a paused subscription's queue waits for resume). The heads come from one sort of the pending rows (`DISTINCT ON`,
  * evaluated once as an array, then primary-key lookups), so a claim costs O(pending), not O(pending²) behind a
  * retrying head. `FOR UPDATE SKIP LOCKED` keeps concurrent claimers off each other's rows, re-checking state and
  * lease on the latest row version; a head completed by another process meanwhile is skipped, not replaced.
@@ -82,7 +82,8 @@ export async function claimDueDeliveries(
           ) f
           WHERE f.next_attempt_at <= now()
             AND (f.locked_until IS NULL OR f.locked_until <= now())
-            AND EXISTS (SELECT 1 FROM webhook_subscriptions s WHERE s.id = f.subscription_id AND s.disabled_at IS NULL)
+            AND EXISTS (SELECT 1 FROM webhook_subscriptions s
+                        WHERE s.id = f.subscription_id AND s.disabled_at IS NULL AND s.paused_at IS NULL)
           ORDER BY f.next_attempt_at, f.seq
           LIMIT $1::int))
         AND d.state = 'pending'
@@ -132,6 +133,8 @@ export interface AttemptRecord {
   responseStatus: number | null;
   durationMs: number;
   responseExcerpt: string | null;
+  /** The request headers sent (signature headers included), or null when nothing was sent. */
+  requestHeaders: Record<string, string> | null;
   error: string | null;
   /** When the delivery will be tried again; null when this attempt ended it. */
   nextAttemptAt: Date | null;
@@ -140,8 +143,9 @@ export interface AttemptRecord {
 /**
  * Records one attempt in the delivery log and moves its delivery on, in one statement: to `succeeded` or `failed`
  * (with `completed_at`), or back to `pending` at `attempt.nextAttemptAt`; the lease is cleared and `attempt_count`,
- * `last_status`, `last_error` updated. The state change only applies while `ownerId` still holds the lease (a lost
- * lease leaves the delivery to its new owner); the attempt itself is logged either way while the delivery exists.
+ * `last_status`, `last_duration_ms`, `last_error` updated. The state change only applies while `ownerId` still
+ * holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself is logged (with its
+ * request headers) either way while the delivery exists.
  * @returns whether the state change applied.
  */
 export async function recordAttempt(
@@ -157,6 +161,7 @@ export async function recordAttempt(
         state = $1,
         attempt_count = attempt_count + 1,
         last_status = $2::int,
+        last_duration_ms = $10::int,
         last_error = $3,
         next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
         completed_at = $5::timestamptz,
@@ -165,9 +170,10 @@ export async function recordAttempt(
       WHERE id = $6 AND locked_by = $7 AND state = 'pending'
       RETURNING id
     ), logged AS (
-      INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at)
+      INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at,
+        request_headers)
       SELECT $8, d.id, $9::timestamptz, $2::int,
-        $10::int, $11, $3, $4::timestamptz
+        $10::int, $11, $3, $4::timestamptz, $12::jsonb
       FROM webhook_deliveries d WHERE d.id = $6
       RETURNING id
     )
@@ -184,6 +190,7 @@ export async function recordAttempt(
       attempt.attemptedAt,
       Math.round(attempt.durationMs),
       attempt.responseExcerpt,
+      attempt.requestHeaders === null ? null : JSON.stringify(attempt.requestHeaders),
     ],
   );
   return Number(rows[0]?.updated ?? 0) > 0;

@@ -60,7 +60,12 @@ export async function listStatuses(prisma: PrismaClient, companyId: string, pipe
  */
 export async function listCustomFields(prisma: PrismaClient, companyId: string, pipelineId: string): Promise<PipelineField[]> {
   const pipeline = await requirePipeline(prisma, companyId, pipelineId);
-  return readBlueprint(pipeline.blueprint).custom_fields.map((f) => ({
+  return customFieldsOf(pipeline.blueprint);
+}
+
+/** The custom fields of a stored blueprint as {@link listCustomFields} returns them. */
+export function customFieldsOf(blueprint: unknown): PipelineField[] {
+  return readBlueprint(blueprint).custom_fields.map((f) => ({
     key: f.key,
     label: f.label,
     type: f.type,

@@ -3,6 +3,10 @@
  * deliveries"): subscribe, list, unsubscribe, rotate the signing secret, read the delivery log and redeliver.
  * Domain rules live here: known event names only, the target URL rules of the server's mode, the per-company limit,
  * the secret format and the 24-hour overlap of a rotated secret.
+ *
+ * The API sees only the subscriptions made through it (origin `api`, one event each): outbound webhook endpoints
+ * made in the console (services/webhook-endpoints.ts) share the table, limit and delivery engine but read as
+ * unknown (404) here, so the REST-hook contract (one `event` per subscription) holds.
  */
 import {
   EVENT_NAMES,
@@ -21,7 +25,7 @@ import {
 import type { AppContext } from "../context";
 import * as log from "../db/webhook-deliveries-log";
 import * as subscriptions from "../db/webhook-subscriptions";
-import { domainError, notFound } from "./errors";
+import { domainError, notFound, type DomainError } from "./errors";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
 
@@ -30,7 +34,12 @@ export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /** The subscription object of the spec ("Webhook subscription (REST hook)"); never carries a secret. */
 export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): WebhookSubscription {
-  return { id: row.id, target_url: row.targetUrl, event: row.event, created_at: row.createdAt.toISOString() };
+  return { id: row.id, target_url: row.targetUrl, event: row.events[0] ?? "", created_at: row.createdAt.toISOString() };
+}
+
+/** The API's view of a company's subscriptions: REST hooks only. */
+function restHooksOf(companyId: string): subscriptions.SubscriptionScope {
+  return { companyId, origin: "api" };
 }
 
 /**
@@ -55,16 +64,10 @@ export async function subscribe(ctx: AppContext, companyId: string, input: Webho
   const secret = generateWebhookSecret();
   const result = await subscriptions.insertSubscriptionWithinLimit(
     ctx.prisma,
-    { companyId, targetUrl: input.target_url, event: input.event, secret },
+    { companyId, targetUrl: input.target_url, events: [input.event], origin: "api", secret },
     MAX_SUBSCRIPTIONS_PER_COMPANY,
   );
-  if ("limitReached" in result) {
-    throw domainError(
-      "invalid_reference",
-      `This company already has ${MAX_SUBSCRIPTIONS_PER_COMPANY.toLocaleString("en-US")} webhook subscriptions, the most allowed. ` +
-        "Delete ones you no longer use (GET /v1/ext/webhooks lists them) and subscribe again.",
-    );
-  }
+  if ("limitReached" in result) throw subscriptionLimitReached("GET /v1/ext/webhooks lists them");
   return { ...toSubscriptionResponse(result), secret };
 }
 
@@ -75,7 +78,7 @@ export async function subscribe(ctx: AppContext, companyId: string, input: Webho
  */
 export function listSubscriptions(ctx: AppContext, companyId: string, query: PageQuery): Promise<subscriptions.SubscriptionRow[]> {
   const after = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
-  return subscriptions.listSubscriptions(ctx.prisma, companyId, after, query.limit + 1);
+  return subscriptions.listSubscriptions(ctx.prisma, restHooksOf(companyId), after, query.limit + 1);
 }
 
 /**
@@ -84,7 +87,7 @@ export function listSubscriptions(ctx: AppContext, companyId: string, query: Pag
  * @throws DomainError 404 `not_found` when the subscription is unknown, already deleted or another company's.
  */
 export async function unsubscribe(ctx: AppContext, companyId: string, subscriptionId: string): Promise<void> {
-  if (!(await subscriptions.deleteSubscription(ctx.prisma, companyId, subscriptionId))) {
+  if (!(await subscriptions.deleteSubscription(ctx.prisma, restHooksOf(companyId), subscriptionId))) {
     throw notFound("Webhook subscription", subscriptionId);
   }
 }
@@ -96,11 +99,39 @@ export async function unsubscribe(ctx: AppContext, companyId: string, subscripti
  * @throws DomainError 404 `not_found` when the subscription is unknown or another company's.
  */
 export async function rotateSecret(ctx: AppContext, companyId: string, subscriptionId: string): Promise<WebhookSubscriptionCreated> {
+  const { row, secret } = await rotateSubscriptionSecret(ctx, restHooksOf(companyId), subscriptionId);
+  return { ...toSubscriptionResponse(row), secret };
+}
+
+/**
+ * Rotates the signing secret of the subscription `subscriptionId` within `scope` (the API's and the console's
+ * rotation): a new secret now, the old one kept as `previous_secret` for {@link PREVIOUS_SECRET_OVERLAP_MS}.
+ * @returns the subscription and its new secret.
+ * @throws DomainError 404 `not_found` when the subscription is unknown or out of scope.
+ */
+export async function rotateSubscriptionSecret(
+  ctx: AppContext,
+  scope: subscriptions.SubscriptionScope,
+  subscriptionId: string,
+): Promise<{ row: subscriptions.SubscriptionRow; secret: string }> {
   const secret = generateWebhookSecret();
   const expiresAt = new Date(Date.now() + PREVIOUS_SECRET_OVERLAP_MS);
-  const row = await subscriptions.rotateSubscriptionSecret(ctx.prisma, companyId, subscriptionId, secret, expiresAt);
+  const row = await subscriptions.rotateSubscriptionSecret(ctx.prisma, scope, subscriptionId, secret, expiresAt);
   if (!row) throw notFound("Webhook subscription", subscriptionId);
-  return { ...toSubscriptionResponse(row), secret };
+  return { row, secret };
+}
+
+/**
+ * The 422 of a subscribe or endpoint creation when the company already holds the most subscriptions allowed
+ * (REST hooks and console endpoints together).
+ * @param whereListed where the caller can see and delete them, e.g. "GET /v1/ext/webhooks lists them".
+ */
+export function subscriptionLimitReached(whereListed: string): DomainError {
+  return domainError(
+    "invalid_reference",
+    `This company already has ${MAX_SUBSCRIPTIONS_PER_COMPANY.toLocaleString("en-US")} webhook subscriptions, the most allowed. ` +
+      `Delete ones you no longer use (${whereListed}) and subscribe again.`,
+  );
 }
 
 /**
@@ -116,7 +147,7 @@ export async function listDeliveries(
   query: PageQuery & { state?: DeliveryState | undefined },
 ): Promise<log.DeliveryLogRow[]> {
   const after = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
-  await requireSubscription(ctx, companyId, subscriptionId);
+  await requireSubscription(ctx, restHooksOf(companyId), subscriptionId);
   return log.listDeliveries(ctx.prisma, subscriptionId, { state: query.state, after }, query.limit + 1);
 }
 
@@ -128,7 +159,26 @@ export async function listDeliveries(
  *   422 `invalid_reference` when the dispatcher has disabled the subscription (nothing would be sent).
  */
 export async function redeliver(ctx: AppContext, companyId: string, subscriptionId: string, deliveryId: string): Promise<WebhookDelivery> {
-  const subscription = await requireSubscription(ctx, companyId, subscriptionId);
+  await requeueDelivery(ctx, restHooksOf(companyId), subscriptionId, deliveryId);
+  const row = await log.findDelivery(ctx.prisma, subscriptionId, deliveryId);
+  if (!row) throw notFound("Webhook delivery", deliveryId); // deleted meanwhile together with its subscription
+  return toDeliveryResponse(row);
+}
+
+/**
+ * Puts delivery `deliveryId` of the subscription `subscriptionId` within `scope` back in the queue, due now, its
+ * attempt history kept, and wakes the dispatcher (the API's redeliver and the console's "Resend"). A paused
+ * subscription keeps it queued until it is resumed.
+ * @throws DomainError 404 `not_found` when the subscription (within `scope`) or the delivery (of that subscription)
+ *   is unknown; 422 `invalid_reference` when the dispatcher has disabled the subscription (nothing would be sent).
+ */
+export async function requeueDelivery(
+  ctx: AppContext,
+  scope: subscriptions.SubscriptionScope,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<void> {
+  const subscription = await requireSubscription(ctx, scope, subscriptionId);
   if (subscription.disabledAt) {
     // The dispatcher sends nothing for a disabled subscription: a requeued delivery would wait forever.
     const why = subscription.disabledReason ? ` (${subscription.disabledReason})` : "";
@@ -141,11 +191,7 @@ export async function redeliver(ctx: AppContext, companyId: string, subscription
   if (!(await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date()))) {
     throw notFound("Webhook delivery", deliveryId);
   }
-  // Read back before waking the dispatcher, so the response shows the requeued state rather than a race with the send.
-  const row = await log.findDelivery(ctx.prisma, subscriptionId, deliveryId);
   ctx.eventsCommitted();
-  if (!row) throw notFound("Webhook delivery", deliveryId); // deleted meanwhile together with its subscription
-  return toDeliveryResponse(row);
 }
 
 /**
@@ -173,8 +219,16 @@ export function toDeliveryResponse(row: log.DeliveryLogRow): WebhookDelivery {
   };
 }
 
-async function requireSubscription(ctx: AppContext, companyId: string, subscriptionId: string): Promise<subscriptions.SubscriptionStatusRow> {
-  const subscription = await subscriptions.findSubscription(ctx.prisma, companyId, subscriptionId);
+/**
+ * The subscription `subscriptionId` within `scope`.
+ * @throws DomainError 404 `not_found` when unknown or out of scope (another company's; a console endpoint for the API).
+ */
+export async function requireSubscription(
+  ctx: AppContext,
+  scope: subscriptions.SubscriptionScope,
+  subscriptionId: string,
+): Promise<subscriptions.SubscriptionRow> {
+  const subscription = await subscriptions.findSubscription(ctx.prisma, scope, subscriptionId);
   if (!subscription) throw notFound("Webhook subscription", subscriptionId);
   return subscription;
 }

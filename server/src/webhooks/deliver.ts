@@ -104,8 +104,20 @@ const guards = {
 };
 
 /**
- * Sends one attempt. Adds `content-type: application/json`, `content-length` and the `user-agent`; the caller
- * provides the signature and event headers.
+ * Every header an attempt sends: the caller's (signature and event headers) plus `content-type: application/json`,
+ * `content-length` (bytes of `body` as UTF-8) and the `user-agent`. The delivery log records exactly these.
+ */
+export function deliveryHeaders(request: DeliveryRequest): Record<string, string> {
+  return {
+    ...request.headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(request.body, "utf8")),
+    "user-agent": USER_AGENT,
+  };
+}
+
+/**
+ * Sends one attempt with the headers of `deliveryHeaders`; the caller provides the signature and event headers.
  * @returns the result; never rejects.
  */
 export async function sendAttempt(request: DeliveryRequest, options: DeliveryOptions): Promise<AttemptResult> {
@@ -157,12 +169,7 @@ export async function sendAttempt(request: DeliveryRequest, options: DeliveryOpt
       method: "POST",
       agent: isHttps ? guard.https : guard.http,
       lookup: guard.lookup,
-      headers: {
-        ...request.headers,
-        "content-type": "application/json",
-        "content-length": String(body.length),
-        "user-agent": USER_AGENT,
-      },
+      headers: deliveryHeaders(request),
     });
     req.on("response", (res) => {
       const status = res.statusCode ?? null;

@@ -35,7 +35,7 @@ import {
   releaseLeases,
   type ClaimedDelivery,
 } from "../db/webhook-dispatch";
-import { sendAttempt, type AttemptResult } from "./deliver";
+import { deliveryHeaders, sendAttempt, type AttemptResult } from "./deliver";
 import { listenForOutbox, notifyOutbox, type OutboxListener } from "./notify";
 import { classifyResponse, DEFAULT_RETRY_POLICY, parseRetryAfterMs, scheduleRetry, type AttemptOutcome, type RetryPolicy } from "./retry-policy";
 import { signDelivery } from "./signing";
@@ -281,12 +281,16 @@ export class WebhookDispatcher {
     const attemptedAt = new Date();
     const body = JSON.stringify(d.payload);
     let result: AttemptResult;
+    let requestHeaders: Record<string, string> | null = null;
     try {
       const signature = signDelivery(d.eventId, attemptedAt, body, d.previousSecret ? [d.secret, d.previousSecret] : [d.secret]);
-      result = await sendAttempt(
-        { url: d.targetUrl, body, headers: { ...signature, [WEBHOOK_EVENT_HEADER]: d.eventType } },
-        { timeoutMs: this.options.timeoutMs, production: this.ctx.config.mode === "production", signal: this.shutdown.signal },
-      );
+      const request = { url: d.targetUrl, body, headers: { ...signature, [WEBHOOK_EVENT_HEADER]: d.eventType } };
+      requestHeaders = deliveryHeaders(request);
+      result = await sendAttempt(request, {
+        timeoutMs: this.options.timeoutMs,
+        production: this.ctx.config.mode === "production",
+        signal: this.shutdown.signal,
+      });
     } catch (err) {
       result = { status: null, durationMs: 0, responseExcerpt: null, retryAfter: null, error: `cannot sign the delivery: ${(err as Error).message}`, permanent: true };
     }
@@ -305,6 +309,7 @@ export class WebhookDispatcher {
           responseStatus: result.status,
           durationMs: result.durationMs,
           responseExcerpt: result.responseExcerpt,
+          requestHeaders,
           error: result.error ?? (outcome === "succeeded" ? null : `HTTP ${result.status}`),
           nextAttemptAt,
         },

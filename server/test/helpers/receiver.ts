@@ -143,7 +143,7 @@ export async function createSubscription(
     data: {
       companyId: input.companyId,
       targetUrl: input.targetUrl,
-      event: input.event ?? "item.created",
+      events: [input.event ?? "item.created"],
       secret,
       previousSecret: input.previousSecret,
       previousSecretExpiresAt: input.previousSecretExpiresAt,

@@ -1,0 +1,106 @@
+/**
+ * Pipelines and items, read-only (issue 10, "Pipelines, items, audit"): the company's pipelines with stages,
+ * statuses, custom fields and duplicate rules; a pipeline's items in keyset pages, searchable by name or short ID;
+ * one item with its custom fields and tasks. Owners and admins import a pipeline from a blueprint JSON file with
+ * the same service as the admin CLI's `pipelines import` (services/pipeline-import.ts).
+ *
+ * The import form posts `multipart/form-data`: `blueprintUpload` parses it (multer, in memory, one file of at most
+ * 1 MiB) before the console's CSRF check, which then finds the form's `_csrf` field as for any other form.
+ */
+import { Router, type Request, type RequestHandler } from "express";
+import multer from "multer";
+import type { AppContext } from "../../context";
+import { domainError } from "../../services/errors";
+import { importPipeline } from "../../services/pipeline-import";
+import { describeItem, describePipeline, listPipelineItems, listPipelineOverviews } from "../../services/pipeline-views";
+import { formErrors } from "../forms";
+import { notify } from "../flash";
+import { signedIn } from "../request";
+import { requireRole } from "../session";
+import { renderPage } from "../views";
+
+/** Largest blueprint file accepted, in bytes. */
+export const BLUEPRINT_FILE_MAX_BYTES = 1024 * 1024;
+
+/** Path of the import form's POST, below /console. */
+export const IMPORT_PATH = "/pipelines/import";
+
+const upload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: BLUEPRINT_FILE_MAX_BYTES, files: 1, fields: 5, parts: 6 },
+});
+
+/**
+ * Parses the import form (multipart) for signed-in users only, so an anonymous request never costs an upload; a
+ * file over the limit is a 413 error page.
+ */
+export const blueprintUpload: RequestHandler = (req, res, next) => {
+  if (!req.consoleSession) return next();
+  upload.single("file")(req, res, (err?: unknown) => {
+    if ((err as { code?: string } | undefined)?.code === "LIMIT_FILE_SIZE") {
+      return next(Object.assign(new Error("blueprint file too large"), { type: "entity.too.large" }));
+    }
+    next(err);
+  });
+};
+
+const param = (req: Request, name: string): string => String(req.params[name]);
+const query = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+/** The Pipelines section. */
+export function pipelinesRouter(ctx: AppContext): Router {
+  const router = Router();
+
+  const renderList = async (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], errors: { field: string; message: string }[] = []) => {
+    const pipelines = await listPipelineOverviews(ctx, signedIn(req).company.id);
+    renderPage(req, res, "pipelines/list", { title: "Pipelines", pipelines, errors }, errors.length ? 400 : 200);
+  };
+
+  router.get("/pipelines", (req, res) => renderList(req, res));
+
+  router.post(IMPORT_PATH, requireRole("admin"), async (req, res) => {
+    try {
+      const file = req.file;
+      if (!file || file.size === 0) {
+        throw domainError("validation_failed", "Choose a blueprint file.", { errors: [{ path: "file", message: "Choose a blueprint JSON file to import." }] });
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(file.buffer.toString("utf8"));
+      } catch (err) {
+        throw domainError("validation_failed", "The file is not valid JSON.", {
+          errors: [{ path: "file", message: `${file.originalname} is not valid JSON: ${(err as Error).message}.` }],
+        });
+      }
+      const pipeline = await importPipeline(ctx.prisma, signedIn(req).company.id, parsed);
+      await notify(ctx.prisma, req, { kind: "success", message: `Pipeline "${pipeline.name}" imported with ${pipeline.stages.length} stages.` });
+      res.redirect(303, `/console/pipelines/${encodeURIComponent(pipeline.id)}`);
+    } catch (err) {
+      // Every problem of the file (its fields, its JSON) is reported on the one file input.
+      const errors = formErrors(err, {}, "file").map((e) => ({ field: "file", message: e.message }));
+      await renderList(req, res, errors);
+    }
+  });
+
+  router.get("/pipelines/:id", async (req, res) => {
+    const pipeline = await describePipeline(ctx, signedIn(req).company.id, param(req, "id"));
+    renderPage(req, res, "pipelines/pipeline", { title: `Pipeline ${pipeline.name}`, pipeline });
+  });
+
+  router.get("/pipelines/:id/items", async (req, res) => {
+    const companyId = signedIn(req).company.id;
+    const pipeline = await describePipeline(ctx, companyId, param(req, "id"));
+    const search = query(req.query.q)?.trim() ?? "";
+    const cursor = query(req.query.cursor);
+    const page = await listPipelineItems(ctx, companyId, pipeline.id, { search, cursor });
+    renderPage(req, res, "pipelines/items", { title: `Items of ${pipeline.name}`, pipeline, items: page.items, next: page.next, search, firstPage: !cursor });
+  });
+
+  router.get("/pipelines/:id/items/:itemId", async (req, res) => {
+    const companyId = signedIn(req).company.id;
+    const overview = await describeItem(ctx, companyId, param(req, "id"), param(req, "itemId"));
+    renderPage(req, res, "pipelines/item", { title: `${overview.item.short_id}: ${overview.item.name}`, pipelineId: param(req, "id"), ...overview });
+  });
+
+  return router;
+}
