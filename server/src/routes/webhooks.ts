@@ -4,9 +4,8 @@
  * `tasks:read` (tasks) also open. Thin: parse with the contract schema, call the service, shape the response.
  */
 import { Router } from "express";
-import { z } from "zod";
 import {
-  DELIVERY_STATES,
+  DeliveryListQuerySchema,
   PageQuerySchema,
   SAMPLE_RESOURCES,
   WebhookSubscribeSchema,
@@ -32,14 +31,6 @@ import {
   toSubscriptionResponse,
   unsubscribe,
 } from "../services/webhook-subscriptions";
-
-/** Query of GET /webhooks/{webhook_id}/deliveries: the paging parameters plus an optional `state` filter. */
-const DeliveryListQuerySchema = PageQuerySchema.extend({
-  state: z.preprocess(
-    (value) => (value === "" ? undefined : value),
-    z.enum(DELIVERY_STATES, { error: `state must be one of: ${DELIVERY_STATES.join(", ")}.` }).optional(),
-  ),
-});
 
 /** The scope besides `hooks:manage` that opens each sample (CONTRACT.md "Scopes and limits"). */
 const SAMPLE_READ_SCOPE = { items: "items:read", tasks: "tasks:read" } as const satisfies Record<SampleResource, string>;

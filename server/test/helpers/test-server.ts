@@ -11,6 +11,7 @@ import { SCOPES, type Blueprint, type Scope } from "@stageline/shared";
 import type { Config } from "../../src/config/config";
 import { startServer, type RunningServer } from "../../src/server";
 import { createApiKey } from "../../src/services/api-keys";
+import { assertDocumentedResponse } from "./openapi-validator";
 
 export const SALES_BLUEPRINT: Blueprint = {
   custom_fields: [
@@ -37,7 +38,10 @@ export interface TestServer {
   newKey(scopes?: Scope[], opts?: { expiresAt?: Date }): Promise<{ key: string; id: string }>;
   /** Creates another company with its own key and Sales pipeline (tenant-isolation tests). */
   newCompany(name?: string): Promise<{ companyId: string; apiKey: string; pipeline: TestPipeline }>;
-  /** fetch() against the server with `x-api-key` (default: the main key) and a JSON body. */
+  /**
+   * fetch() against the server with `x-api-key` (default: the main key) and a JSON body.
+   * @throws Error when the response under /v1/ext is not one the OpenAPI document allows (openapi-validator.ts).
+   */
   request(method: string, path: string, body?: unknown, key?: string | null): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -111,6 +115,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     } catch {
       /* keep the raw text */
     }
+    // Every response the API tests receive must be one the OpenAPI document describes (so the document cannot lie).
+    assertDocumentedResponse({ method, url: path, status: res.status, headers: res.headers, body: parsed });
     return { status: res.status, headers: res.headers, body: parsed };
   };
   return {
