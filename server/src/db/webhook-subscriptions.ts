@@ -26,21 +26,20 @@ export interface SubscriptionStatusRow extends SubscriptionRow {
 const PUBLIC_SELECT = { id: true, targetUrl: true, event: true, createdAt: true } as const;
 
 /**
- * Inserts a subscription unless the company already has `max` of them. The company row is locked
- * (`SELECT ... FOR UPDATE`) while counting and inserting, so concurrent subscribes cannot overshoot the limit.
+ * Inserts a subscription unless the company already has `max` of them, in the caller's transaction `tx`. The company
+ * row is locked (`SELECT ... FOR UPDATE`) until `tx` ends while counting and inserting, so concurrent subscribes
+ * cannot overshoot the limit.
  * @returns the new row, or `{ limitReached: true }` when the company is at the limit.
  */
 export async function insertSubscriptionWithinLimit(
-  prisma: PrismaClient,
+  tx: Prisma.TransactionClient,
   data: { companyId: string; targetUrl: string; event: string; secret: string },
   max: number,
 ): Promise<WebhookSubscription | { limitReached: true }> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR UPDATE`;
-    const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId } });
-    if (count >= max) return { limitReached: true as const };
-    return tx.webhookSubscription.create({ data });
-  });
+  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR UPDATE`;
+  const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId } });
+  if (count >= max) return { limitReached: true as const };
+  return tx.webhookSubscription.create({ data });
 }
 
 /** The company's subscription `id` (public columns and disabled state), or null when unknown or another company's. */

@@ -119,6 +119,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(ItemCreateSchema, ex.itemCreateExample),
     success: { status: 201, description: "The created item.", body: one(ItemSchema, ex.itemExample), location: true },
     errors: ["invalid_reference"],
+    idempotent: true,
   },
   {
     method: "post", path: `${BASE}/items/check-duplicates`, operationId: "checkDuplicateItems", summary: "Find duplicates of an item", tag: "Items", access: ["items:read"],
@@ -153,6 +154,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(TaskCreateSchema, ex.taskCreateExample),
     success: { status: 201, description: "The created task.", body: one(TaskSchema, ex.taskExample), location: true },
     errors: ["invalid_reference"],
+    idempotent: true,
   },
   {
     method: "get", path: `${BASE}/tasks/{task_id}`, operationId: "getTask", summary: "Get a task", tag: "Tasks", access: ["tasks:read"],
@@ -197,6 +199,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(WebhookSubscribeSchema, ex.webhookSubscribeExample),
     success: { status: 201, description: "The subscription with its signing secret.", body: one(WebhookSubscriptionCreatedSchema, ex.webhookSubscriptionCreatedExample) },
     errors: ["invalid_reference"],
+    idempotent: true,
   },
   {
     method: "get", path: `${BASE}/webhooks`, operationId: "listWebhooks", summary: "List REST hook subscriptions", tag: "Webhooks", access: ["hooks:manage"],

@@ -17,6 +17,7 @@ import {
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { domainError } from "../services/errors";
 import { assertScope } from "../services/api-keys";
@@ -44,7 +45,7 @@ function isSampleResource(value: string): value is SampleResource {
 }
 
 /**
- * POST /webhooks (201), GET /webhooks, DELETE /webhooks/:webhook_id (204), POST /webhooks/:webhook_id/rotate-secret,
+ * POST /webhooks (201; takes an `Idempotency-Key`, CONTRACT "Idempotency"), GET /webhooks, DELETE /webhooks/:webhook_id (204), POST /webhooks/:webhook_id/rotate-secret,
  * GET /webhooks/sample/:resource, GET /webhooks/:webhook_id/deliveries and
  * POST /webhooks/:webhook_id/deliveries/:delivery_id/redeliver (202).
  */
@@ -61,11 +62,15 @@ export function webhooksRouter(ctx: AppContext): Router {
     res.json(await samplePayload(ctx, auth.company.id, auth.keyId, resource));
   });
 
-  router.post("/webhooks", requireScope("hooks:manage"), async (req, res) => {
-    const input = parseInput(WebhookSubscribeSchema, req.body);
-    const body: WebhookSubscriptionCreated = await subscribe(ctx, authOf(req).company.id, input);
-    res.status(201).json(body);
-  });
+  router.post(
+    "/webhooks",
+    requireScope("hooks:manage"),
+    idempotentCreate(ctx, async (req, claim) => {
+      const input = parseInput(WebhookSubscribeSchema, req.body);
+      const body: WebhookSubscriptionCreated = await subscribe(ctx, authOf(req).company.id, input, claim);
+      return { status: 201, body };
+    }),
+  );
 
   router.get("/webhooks", requireScope("hooks:manage"), async (req, res) => {
     const query = parseInput(PageQuerySchema, req.query, "query string");

@@ -39,10 +39,10 @@ export interface TestServer {
   /** Creates another company with its own key and Sales pipeline (tenant-isolation tests). */
   newCompany(name?: string): Promise<{ companyId: string; apiKey: string; pipeline: TestPipeline }>;
   /**
-   * fetch() against the server with `x-api-key` (default: the main key) and a JSON body.
+   * fetch() against the server with `x-api-key` (default: the main key), a JSON body and any extra `headers`.
    * @throws Error when the response under /v1/ext is not one the OpenAPI document allows (openapi-validator.ts).
    */
-  request(method: string, path: string, body?: unknown, key?: string | null): Promise<TestResponse>;
+  request(method: string, path: string, body?: unknown, key?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -99,8 +99,14 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   };
   const main = await makeCompany("Acme Test");
   const keyRow = await prisma.apiKey.findFirstOrThrow({ where: { companyId: main.companyId } });
-  const request = async (method: string, path: string, body?: unknown, key: string | null = main.apiKey): Promise<TestResponse> => {
-    const headers: Record<string, string> = {};
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    key: string | null = main.apiKey,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...extraHeaders };
     if (key !== null) headers["x-api-key"] = key;
     let payload: string | undefined;
     if (body !== undefined) {
