@@ -154,10 +154,13 @@ export async function purgeExpiredKeys(prisma: PrismaClient, batch = 10_000): Pr
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Is `err` the unique violation of `idempotency_keys`' primary key (a response stored by a concurrent request)? */
+/**
+ * Is `err` the unique violation (SQLSTATE 23505) of `idempotency_keys_pkey`, as the raw runner (db/sql.ts) passes it
+ * on from either driver: a response stored by a concurrent request after the statement's snapshot, or an expired row
+ * of the key not purged yet?
+ */
 export function isStoredKeyConflict(err: unknown): boolean {
-  const text = err instanceof Error ? `${err.message} ${JSON.stringify((err as { meta?: unknown }).meta ?? "")}` : String(err);
-  const code = (err as { code?: string })?.code;
-  return (code === "23505" || code === "P2010" || code === "P2002" || /23505|unique/i.test(text)) && /idempotency_keys/.test(text);
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  const duplicate = e?.code === "23505" || /duplicate key/i.test(String(e?.message ?? ""));
+  return duplicate && (e?.constraint === "idempotency_keys_pkey" || /idempotency_keys_pkey/.test(String(e?.message ?? "")));
 }
-
