@@ -19,6 +19,8 @@ export default defineConfig({
     const { PrismaPGlite } = await import("pglite-prisma-adapter");
     const dir = process.env.PRISMA_PGLITE_DIR ?? path.join("data", "prisma-dev");
     fs.mkdirSync(dir, { recursive: true });
-    return new PrismaPGlite(new PGlite(dir));
+    // The package exports "./contrib/*"; the repository's "node" module resolution reads no exports for types.
+    const { pg_trgm } = require("@electric-sql/pglite/contrib/pg_trgm") as { pg_trgm: import("@electric-sql/pglite").Extension }; // the items `q` index needs it
+    return new PrismaPGlite(new PGlite({ dataDir: dir, extensions: { pg_trgm } }));
   },
 });

@@ -40,7 +40,10 @@ export function pgliteDirOf(dataDir: string): string {
 /** Opens a PGlite directory in this process. Only while no server holds it: PGlite is single-process. */
 export async function openPglite(dir: string): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
-  const db = new PGlite(dir);
+  // pg_trgm: the items table's trigram index (the list's `q` filter) needs the extension loaded to take inserts.
+  // The package exports "./contrib/*"; the repository's "node" module resolution reads no exports for types.
+  const { pg_trgm } = require("@electric-sql/pglite/contrib/pg_trgm") as { pg_trgm: import("@electric-sql/pglite").Extension };
+  const db = new PGlite({ dataDir: dir, extensions: { pg_trgm } });
   await db.waitReady;
   return db;
 }

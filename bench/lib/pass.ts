@@ -78,6 +78,8 @@ export class BenchPass {
   private readonly errors: string[] = [];
   private readonly notes: string[] = [];
   private readonly pageCost = new Map<number, { first: LoadResult; deep: LoadResult }>();
+  /** Per table size: the first page of each items-list filter (CONTRACT "Lists"), by filter label. */
+  private readonly filteredCost = new Map<number, Map<string, LoadResult>>();
   private dbDescription = "";
   private readonly idleRss: string[] = [];
   private rateLimitSeen = "";
@@ -99,7 +101,10 @@ export class BenchPass {
       await this.setUp();
       await this.warmServer(`with ${sizeLabel(this.o.sizes[0]!)} items`);
       const small = this.o.sizes[0]!;
-      if (this.has("pages")) await this.measurePages(small);
+      if (this.has("pages")) {
+        await this.measurePages(small);
+        await this.measureFilteredPages(small);
+      }
       if (this.has("list")) await this.measureList();
       if (this.has("get")) await this.measureGet();
       if (this.has("patch")) await this.measurePatch();
@@ -110,8 +115,10 @@ export class BenchPass {
           await this.grow(size);
           await this.warmServer(`with ${sizeLabel(size)} items`);
           await this.measurePages(size);
+          await this.measureFilteredPages(size);
         }
         this.pageCostFigures();
+        this.filteredCostFigures();
       }
       this.rssFigures();
     } catch (err) {
@@ -386,6 +393,58 @@ export class BenchPass {
         { item: 4, metric: `Deep page (90%) at ${sizeLabel(size)} items`, value: deep.reqPerSec, display: `${rps(deep.reqPerSec)} (${this.latencyText(deep)})` },
       );
     });
+  }
+
+  /**
+   * Issue 11: the first page of each items-list filter at one size, through the whole stack. Every filter matches
+   * the same rows at every size, so a page can only cost more if the filter does not keep keyset pagination flat:
+   * `stage_id` (a quarter of the seeded items, scanned in list order), `name` and `short_id` (the seeded item 90%
+   * deep), `q` ("lead <n>" with n 90% deep: only that item's name contains it, at 10k as at 1M) and `updated_after`
+   * (the newest 50 seeded items plus the ones the other phases created).
+   */
+  private async measureFilteredPages(size: number): Promise<void> {
+    const deepAfter = Math.floor(size * 0.9);
+    const name = `Seeded lead ${deepAfter}`;
+    const byName = await this.api.expect<{ item_id: string; short_id: string }[]>(200, "GET", `/v1/ext/items?name=${encodeURIComponent(name)}`);
+    if (byName.body.length !== 1 || byName.body[0]!.item_id !== seededItemId(this.plan.companyId, deepAfter)) {
+      throw new Error(`name filter at ${sizeLabel(size)} found ${byName.body.length} items for "${name}" (expected seeded item ${deepAfter})`);
+    }
+    const updatedAfter = new Date(this.plan.t0Ms - 50_500).toISOString();
+    const filters: [string, string][] = [
+      ["stage_id", `stage_id=${encodeURIComponent(this.stageId)}`],
+      ["name", `name=${encodeURIComponent(name)}`],
+      ["short_id", `short_id=${encodeURIComponent(byName.body[0]!.short_id)}`],
+      ["q", `q=${encodeURIComponent(`lead ${deepAfter}`)}`],
+      ["updated_after", `updated_after=${encodeURIComponent(updatedAfter)}`],
+    ];
+    const results = new Map<string, LoadResult>();
+    await this.during(`filtered pages at ${sizeLabel(size)} items`, async () => {
+      for (const [label, query] of filters) {
+        const path = `/v1/ext/items?limit=100&${query}`;
+        const check = await this.api.expect<unknown[]>(200, "GET", path);
+        if (check.body.length === 0) throw new Error(`filter ${label} at ${sizeLabel(size)} matched nothing`);
+        const result = await this.load(`filtered page (${label}), ${sizeLabel(size)} items`, { url: this.api.baseUrl, path, headers: this.headers });
+        results.set(label, result);
+        this.figures.push({ item: 4, metric: `Filtered page (${label}) at ${sizeLabel(size)} items`, value: result.reqPerSec, display: `${rps(result.reqPerSec)} (${this.latencyText(result)})` });
+      }
+    });
+    this.filteredCost.set(size, results);
+  }
+
+  /** Issue 11 verdicts: cost of each filtered first page at the largest size relative to the smallest (req/s ratio). */
+  private filteredCostFigures(): void {
+    const sizes = [...this.filteredCost.keys()].sort((a, b) => a - b);
+    if (sizes.length < 2) return;
+    const small = this.filteredCost.get(sizes[0]!)!;
+    const large = this.filteredCost.get(sizes[sizes.length - 1]!)!;
+    const label = `${sizeLabel(sizes[sizes.length - 1]!)} vs ${sizeLabel(sizes[0]!)}`;
+    const target = { op: "<=" as const, limit: 1.3, text: "≤ 1.30x" };
+    for (const [filter, at] of small) {
+      const big = large.get(filter);
+      if (!big) continue;
+      const cost = at.reqPerSec / big.reqPerSec;
+      this.figures.push({ item: 4, metric: `Filtered page cost (${filter}), ${label} (req/s ratio)`, value: cost, display: `${ratio(cost)} (p50 ${ms(at.p50)} → ${ms(big.p50)})`, target });
+    }
   }
 
   /** Issue item 4 verdicts: cost of a page at the largest size relative to the smallest (req/s ratio). */

@@ -13,11 +13,17 @@ export const DEFAULT_SERVER_URL = 'https://api.stageline.dev';
 /** At most this many pages are followed when a lookup list (pipelines, stages, statuses) is paginated. */
 const MAX_LOOKUP_PAGES = 10;
 
+/** Host names of this machine: the only hosts a Server URL may name with plain `http://` (local development). */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
 /**
  * The base URL of a connection's Stageline server: `authData.server_url` when set, else DEFAULT_SERVER_URL.
  * Forgiving about what users paste: surrounding spaces and trailing slashes are dropped, a missing scheme becomes
- * `https://`, and a trailing `/v1/ext` (the API prefix) is removed because every request adds it.
- * @throws Error when the value is not an http(s) URL.
+ * `https://`, and a trailing `/v1/ext` (the API prefix) is removed because every request adds it. Strict about
+ * where the API key may go (integration check D026): only `https://` (plain `http://` only for this machine, e.g.
+ * `http://localhost:3000` in development, since the key would otherwise cross the network in clear text), no user
+ * name or password, no query string or fragment.
+ * @throws Error with a message for the user when the value breaks one of these rules.
  */
 export function serverUrlOf(authData: Readonly<Record<string, unknown>> | undefined): string {
   const raw = typeof authData?.server_url === 'string' ? authData.server_url.trim() : '';
@@ -29,8 +35,14 @@ export function serverUrlOf(authData: Readonly<Record<string, unknown>> | undefi
   } catch {
     throw new Error(`Server URL "${raw}" is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`Server URL "${raw}" must start with https:// (or http:// for a server on your own network).`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))) {
+    throw new Error(`Server URL "${raw}" must start with https:// (plain http:// is only accepted for localhost).`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error('Server URL must not contain a user name or password: enter only the address, and the API key in its own field.');
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new Error(`Server URL "${raw}" must not contain a query string or fragment: enter only the address of your server.`);
   }
   let base = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   if (base.endsWith(API_BASE_PATH)) base = base.slice(0, -API_BASE_PATH.length);
@@ -125,6 +137,38 @@ export async function getAllPages<T>(z: ZObject, url: string, params?: ApiCall['
     query = undefined; // the next URL carries the whole query
   }
   return out;
+}
+
+/** Items or tasks per page of a picker dropdown (Zapier shows a page, then "Load more"). */
+export const PICKER_PAGE_SIZE = 100;
+
+/**
+ * One page of a list endpoint for a dropdown that Zapier pages (`canPaginate: true` on the hidden trigger):
+ * Zapier calls the trigger with `bundle.meta.page` 0, 1, 2...; page 0 requests `url` with `params` and `limit`
+ * PICKER_PAGE_SIZE, and every page stores the `Link: rel="next"` URL with `z.cursor.set` (an empty string after
+ * the last page), which the next page requests as it is (CONTRACT "Lists": keyset pagination, the cursor is
+ * opaque). A page after the last one is empty, which ends Zapier's paging.
+ * @throws the errors of middleware.ts for error responses; z.errors.Error when the body is not a list.
+ */
+export async function getPickerPage<T>(
+  z: ZObject,
+  bundle: { meta?: { page?: number } },
+  url: string,
+  params: ApiCall['params'] = {},
+): Promise<T[]> {
+  const page = bundle.meta?.page ?? 0;
+  let call: ApiCall = { url, params: { ...params, limit: PICKER_PAGE_SIZE } };
+  if (page > 0) {
+    const next = await z.cursor.get();
+    if (!next) return [];
+    call = { url: next };
+  }
+  const response = await callApi<T[]>(z, call);
+  if (!Array.isArray(response.data)) {
+    throw new z.errors.Error(`Stageline answered ${call.url} with something other than a list.`, 'UnexpectedResponse', response.status);
+  }
+  await z.cursor.set(nextLink(response.getHeader(LINK_HEADER)) ?? '');
+  return response.data;
 }
 
 /** GET /v1/ext/pipelines/{pipeline_id}/fields: the custom fields of a pipeline's blueprint. */

@@ -10,20 +10,27 @@ import updateItem from './creates/update-item';
 import updateTask from './creates/update-task';
 import { addServerAndApiKey, explainErrorResponses } from './middleware';
 import findDuplicateItems from './searches/find-duplicate-items';
+import findItem from './searches/find-item';
+import findTask from './searches/find-task';
 import itemCreated from './triggers/item-created';
 import itemStageChanged from './triggers/item-stage-changed';
+import itemList from './triggers/item-list';
 import itemUpdated from './triggers/item-updated';
 import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
 import statusList from './triggers/status-list';
 import taskCompleted from './triggers/task-completed';
 import taskCreated from './triggers/task-created';
+import taskList from './triggers/task-list';
 
 const { version } = require('../package.json') as { version: string };
 
 export default defineApp({
   version,
   platformVersion,
+  // Zapier removes empty strings, nulls and empty lists or objects from inputData before perform (integration
+  // check D028); the coercion of fields/coerce.ts also treats blanks as "not provided".
+  flags: { cleanInputData: true },
   authentication,
   beforeRequest: [addServerAndApiKey],
   afterResponse: [explainErrorResponses],
@@ -36,6 +43,8 @@ export default defineApp({
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
     [statusList.key]: statusList,
+    [itemList.key]: itemList,
+    [taskList.key]: taskList,
   },
   creates: {
     [createItem.key]: createItem,
@@ -44,13 +53,27 @@ export default defineApp({
     [updateTask.key]: updateTask,
   },
   searches: {
+    [findItem.key]: findItem,
+    [findTask.key]: findTask,
     [findDuplicateItems.key]: findDuplicateItems,
   },
   searchOrCreates: {
+    [findItem.key]: {
+      key: findItem.key,
+      display: {
+        label: 'Find or Create Item',
+        description: 'Finds an item by ID, short ID or name, or creates it when there is none; can update the item it finds.',
+      },
+      search: findItem.key,
+      create: createItem.key,
+      // "Update if found": Zapier offers to run Update Item on the found item (its id fills Update Item's Item).
+      update: updateItem.key,
+      updateInputFromSearchOutput: { item_id: 'id' },
+    },
     [findDuplicateItems.key]: {
       key: findDuplicateItems.key,
       display: {
-        label: 'Find or Create Item',
+        label: 'Find Duplicate or Create Item',
         description: 'Finds a duplicate of the item in its pipeline, or creates the item when there is none.',
       },
       search: findDuplicateItems.key,

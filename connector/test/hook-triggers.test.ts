@@ -4,6 +4,7 @@
  * stage filter, and samples (recent data, else the sample endpoint).
  */
 import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, item, task, thrown } from './helpers/app';
+import { signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 import {
   EVENT_NAMES,
@@ -114,7 +115,7 @@ describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event
 
   test('a request that is not the event resource is ignored', async () => {
     for (const body of [{ hello: 'world' }, 'text', null]) {
-      expect(await appTester(mod.perform, { authData, inputData: {}, cleanedRequest: body })).toEqual([]);
+      expect(await appTester(mod.perform, { authData, inputData: {}, ...signedDelivery(body) })).toEqual([]);
     }
   });
 
@@ -131,8 +132,8 @@ describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event
 
 describe('rest-hook: the other resource is not a delivery', () => {
   test('an item posted to a task hook, and a task posted to an item hook, are ignored', async () => {
-    expect(await appTester(taskCreated.perform, { authData, inputData: {}, cleanedRequest: item() })).toEqual([]);
-    expect(await appTester(itemUpdated.perform, { authData, inputData: {}, cleanedRequest: task() })).toEqual([]);
+    expect(await appTester(taskCreated.perform, { authData, inputData: {}, ...signedDelivery(item()) })).toEqual([]);
+    expect(await appTester(itemUpdated.perform, { authData, inputData: {}, ...signedDelivery(task()) })).toEqual([]);
   });
 
   test('a list endpoint error other than 403 is reported, not papered over with the sample', async () => {
@@ -145,22 +146,22 @@ describe('rest-hook: the other resource is not a delivery', () => {
 describe('Updated Item (item_updated)', () => {
   test('a delivery becomes one run with id "<item_id>:<version>", keeping changed_fields and previous', async () => {
     const delivered = change({ item_id: 'itm-7', version: 3 });
-    const runs = (await appTester(itemUpdated.perform, { authData, inputData: {}, cleanedRequest: delivered })) as Output[];
+    const runs = (await appTester(itemUpdated.perform, { authData, inputData: {}, ...signedDelivery(delivered) })) as Output[];
     expect(runs).toEqual([{ ...delivered, id: 'itm-7:3' }]);
     expect(runs[0]).toMatchObject({ changed_fields: ['stage', 'status'], previous: { stage: 'Lead', status: 'Open' } });
   });
 
   test('two updates of one item get two ids (both trigger); a redelivery of the same update keeps its id', async () => {
-    const first = (await appTester(itemUpdated.perform, { authData, inputData: {}, cleanedRequest: change({ version: 2 }) })) as Output[];
+    const first = (await appTester(itemUpdated.perform, { authData, inputData: {}, ...signedDelivery(change({ version: 2 })) })) as Output[];
     const second = (await appTester(itemUpdated.perform, {
       authData,
       inputData: {},
-      cleanedRequest: change({ version: 3, changed_fields: ['name'] }),
+      ...signedDelivery(change({ version: 3, changed_fields: ['name'] })),
     })) as Output[];
     const again = (await appTester(itemUpdated.perform, {
       authData,
       inputData: {},
-      cleanedRequest: change({ version: 3, changed_fields: ['name'] }),
+      ...signedDelivery(change({ version: 3, changed_fields: ['name'] })),
     })) as Output[];
     expect(first[0]!.id).toBe('itm-1:2');
     expect(second[0]!.id).toBe('itm-1:3');
@@ -234,7 +235,7 @@ describe('Item Moved to Stage (item_stage_changed)', () => {
 
   test('without a stage chosen, every move triggers, with id "<item_id>:<version>"', async () => {
     const delivered = change({ item_id: 'itm-5', version: 4 });
-    expect(await appTester(itemStageChanged.perform, { authData, inputData: {}, cleanedRequest: delivered })).toEqual([
+    expect(await appTester(itemStageChanged.perform, { authData, inputData: {}, ...signedDelivery(delivered) })).toEqual([
       { ...delivered, id: 'itm-5:4' },
     ]);
   });
@@ -249,18 +250,18 @@ describe('Item Moved to Stage (item_stage_changed)', () => {
       version: 3,
     });
     const fromProposal = change({ stage: 'Closed', stage_id: 'stg-closed', previous: { stage: 'Proposal', status: 'Open' }, version: 4 });
-    expect(await appTester(itemStageChanged.perform, { authData, inputData, cleanedRequest: intoQualified })).toEqual([]);
-    expect(await appTester(itemStageChanged.perform, { authData, inputData, cleanedRequest: fromProposal })).toEqual([]);
-    expect(await appTester(itemStageChanged.perform, { authData, inputData, cleanedRequest: intoProposal })).toEqual([
+    expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(intoQualified) })).toEqual([]);
+    expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(fromProposal) })).toEqual([]);
+    expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(intoProposal) })).toEqual([
       { ...intoProposal, id: 'itm-1:3' },
     ]);
   });
 
   test('with only a pipeline chosen, moves in other pipelines do not trigger', async () => {
     const inputData = { pipeline_id: SUPPORT.id, stage_id: '' };
-    expect(await appTester(itemStageChanged.perform, { authData, inputData, cleanedRequest: change() })).toEqual([]);
+    expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(change()) })).toEqual([]);
     const own = change({ pipeline_id: SUPPORT.id, pipeline: 'Support' });
-    expect(await appTester(itemStageChanged.perform, { authData, inputData, cleanedRequest: own })).toEqual([{ ...own, id: 'itm-1:2' }]);
+    expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(own) })).toEqual([{ ...own, id: 'itm-1:2' }]);
   });
 
   test('samples: the newest items in the chosen pipeline and stage', async () => {
@@ -296,7 +297,7 @@ describe('Item Moved to Stage (item_stage_changed)', () => {
 describe('New Task (task_created)', () => {
   test('a delivery becomes one run with id = task_id', async () => {
     const delivered = task({ task_id: 'tsk-42' });
-    expect(await appTester(taskCreated.perform, { authData, inputData: {}, cleanedRequest: delivered })).toEqual([
+    expect(await appTester(taskCreated.perform, { authData, inputData: {}, ...signedDelivery(delivered) })).toEqual([
       { id: 'tsk-42', ...delivered },
     ]);
   });
@@ -343,15 +344,15 @@ describe('New Task (task_created)', () => {
 describe('Completed Task (task_completed)', () => {
   test('a delivery becomes one run with id "<task_id>:<completed_at>"', async () => {
     const delivered = completed({ task_id: 'tsk-8' });
-    expect(await appTester(taskCompleted.perform, { authData, inputData: {}, cleanedRequest: delivered })).toEqual([
+    expect(await appTester(taskCompleted.perform, { authData, inputData: {}, ...signedDelivery(delivered) })).toEqual([
       { ...delivered, id: 'tsk-8:2026-03-04T16:20:00.000Z' },
     ]);
   });
 
   test('completed, reopened and completed again: two runs with different ids', async () => {
-    const first = (await appTester(taskCompleted.perform, { authData, inputData: {}, cleanedRequest: completed() })) as Output[];
+    const first = (await appTester(taskCompleted.perform, { authData, inputData: {}, ...signedDelivery(completed()) })) as Output[];
     const again = completed({ completed_at: '2026-03-09T10:00:00.000Z', updated_at: '2026-03-09T10:00:00.000Z' });
-    const second = (await appTester(taskCompleted.perform, { authData, inputData: {}, cleanedRequest: again })) as Output[];
+    const second = (await appTester(taskCompleted.perform, { authData, inputData: {}, ...signedDelivery(again) })) as Output[];
     expect(first[0]!.id).not.toBe(second[0]!.id);
     expect(second[0]!.id).toBe('tsk-1:2026-03-09T10:00:00.000Z');
   });

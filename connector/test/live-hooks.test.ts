@@ -18,6 +18,7 @@ import * as taskCompleted from '../src/triggers/task-completed';
 import * as taskCreated from '../src/triggers/task-created';
 import type { RestHookOperations } from '../src/triggers/rest-hook';
 import { appTester } from './helpers/app';
+import { receivedDelivery } from './helpers/deliveries';
 import { startHookReceiver, type Delivery, type HookReceiver } from './helpers/hook-receiver';
 import { startLiveServer, type LiveServer } from './helpers/live-server';
 
@@ -103,7 +104,7 @@ describe('Updated Item and Item Moved to Stage on a real server', () => {
     const runs = [];
     for (const d of delivered) {
       expect(ItemChangedEventSchema.parse(d.body)).toBeTruthy();
-      runs.push(...(await appTester(itemUpdated.perform, { authData, inputData: {}, cleanedRequest: d.body, subscribeData: updates })));
+      runs.push(...(await appTester(itemUpdated.perform, { authData, inputData: {}, ...receivedDelivery(d, updates) })));
     }
     expect(runs.map((r) => r.id)).toEqual([`${created.item_id}:2`, `${created.item_id}:3`, `${created.item_id}:4`]);
     expect(runs[0]).toMatchObject({
@@ -126,7 +127,7 @@ describe('Updated Item and Item Moved to Stage on a real server', () => {
     const stageRuns = [];
     for (const d of moved)
       stageRuns.push(
-        ...(await appTester(itemStageChanged.perform, { authData, inputData: stepInput, cleanedRequest: d.body, subscribeData: moves })),
+        ...(await appTester(itemStageChanged.perform, { authData, inputData: stepInput, ...receivedDelivery(d, moves) })),
       );
     expect(stageRuns).toEqual([
       expect.objectContaining({
@@ -151,7 +152,7 @@ describe('Updated Item and Item Moved to Stage on a real server', () => {
 
 describe('New Task and Completed Task on a real server', () => {
   test('a new task triggers once (id = task_id); each completion triggers once (id = "<task_id>:<completed_at>")', async () => {
-    await subscribe(taskCreated, 'task-new');
+    const newTasks = await subscribe(taskCreated, 'task-new');
     const completions = await subscribe(taskCompleted, 'task-done');
     expect(completions.event).toBe('task.completed');
 
@@ -161,7 +162,7 @@ describe('New Task and Completed Task on a real server', () => {
     });
     const newTask = await receiver.waitFor('task-new', (d) => body(d).task_id === created.task_id);
     expect(newTask.headers['x-webhook-event']).toBe('task.created');
-    const newRuns = await appTester(taskCreated.perform, { authData, inputData: {}, cleanedRequest: newTask.body });
+    const newRuns = await appTester(taskCreated.perform, { authData, inputData: {}, ...receivedDelivery(newTask, newTasks) });
     expect(newRuns).toEqual([
       expect.objectContaining({ id: created.task_id, task_id: created.task_id, title: 'Send the proposal', is_completed: false }),
     ]);
@@ -184,7 +185,7 @@ describe('New Task and Completed Task on a real server', () => {
     const runs = [];
     for (const d of [first, second]) {
       runs.push(
-        ...(await appTester(taskCompleted.perform, { authData, inputData: {}, cleanedRequest: d.body, subscribeData: completions })),
+        ...(await appTester(taskCompleted.perform, { authData, inputData: {}, ...receivedDelivery(d, completions) })),
       );
     }
     expect(runs.map((r) => r.id)).toEqual([`${created.task_id}:${done.completed_at}`, `${created.task_id}:${redone.completed_at}`]);

@@ -16,6 +16,7 @@ import { listPipelines } from '../src/triggers/pipeline-list';
 import { listStages } from '../src/triggers/stage-list';
 import { listStatuses } from '../src/triggers/status-list';
 import { App, appTester, thrown } from './helpers/app';
+import { receivedDelivery } from './helpers/deliveries';
 import { startHookReceiver, type HookReceiver } from './helpers/hook-receiver';
 import { startLiveServer, type LiveServer } from './helpers/live-server';
 
@@ -236,7 +237,7 @@ describe('the New Item trigger on a real server', () => {
     const delivery = await receiver.waitFor('zap-1', (d) => (d.body as { item_id?: string }).item_id === item.item_id);
     expect(delivery.headers['x-webhook-event']).toBe('item.created');
 
-    const runs = await appTester(onDelivery, { authData, inputData: {}, cleanedRequest: delivery.body, subscribeData: subscription });
+    const runs = await appTester(onDelivery, { authData, inputData: {}, ...receivedDelivery(delivery, subscription) });
     expect(runs).toEqual([expect.objectContaining({ id: item.item_id, item_id: item.item_id, name: 'Hooked', stage: 'Lead' })]);
 
     const bundle = { authData, subscribeData: { id: subscription.id } };

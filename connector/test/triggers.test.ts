@@ -1,4 +1,5 @@
 import { App, SALES, SALES_FIELDS, SERVER, SUPPORT, SUPPORT_FIELDS, appTester, authData, item, thrown } from './helpers/app';
+import { newSecret, signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 import { ITEM_OUTPUT_FIELDS } from '../src/fields/item-fields';
 import { perform, performList, performSubscribe, performUnsubscribe } from '../src/triggers/item-created';
@@ -54,19 +55,54 @@ describe('New Item (REST hook)', () => {
 
   test('a delivery becomes one Zap run: the item with id = item_id for de-duplication', async () => {
     const delivered = item({ item_id: 'itm-77', short_id: 'SALES-77' });
-    const results = await appTester(perform, { authData, inputData: {}, cleanedRequest: delivered });
+    const results = await appTester(perform, { authData, inputData: {}, ...signedDelivery(delivered) });
     expect(results).toEqual([{ id: 'itm-77', ...delivered }]);
   });
 
   test('with a Pipeline chosen, items of other pipelines do not trigger', async () => {
-    const bundle = { authData, inputData: { pipeline_id: SUPPORT.id }, cleanedRequest: item() };
+    const bundle = { authData, inputData: { pipeline_id: SUPPORT.id }, ...signedDelivery(item()) };
     expect(await appTester(perform, bundle)).toEqual([]);
     const own = item({ pipeline_id: SUPPORT.id, pipeline: 'Support' });
-    expect(await appTester(perform, { ...bundle, cleanedRequest: own })).toEqual([{ id: own.item_id, ...own }]);
+    expect(await appTester(perform, { ...bundle, ...signedDelivery(own) })).toEqual([{ id: own.item_id, ...own }]);
+  });
+
+  test('a delivery signed with another secret is rejected: no Zap run', async () => {
+    const forged = signedDelivery(item(), { signingSecret: newSecret() });
+    const error = await thrown(appTester(perform, { authData, inputData: {}, ...forged }));
+    expect(error.name).toBe('HaltedError');
+    expect(error.message).toMatch(/does not carry a valid Stageline signature \(No matching signature found\)/);
+  });
+
+  test('an altered body, a missing signature or a stale timestamp is rejected', async () => {
+    const genuine = signedDelivery(item({ name: 'Real' }));
+    const altered = { ...genuine, rawRequest: { ...genuine.rawRequest, content: genuine.rawRequest.content.replace('Real', 'Fake') } };
+    expect((await thrown(appTester(perform, { authData, inputData: {}, ...altered }))).name).toBe('HaltedError');
+
+    const { 'Http-Webhook-Signature': _dropped, ...unsigned } = genuine.rawRequest.headers;
+    const error = await thrown(appTester(perform, { authData, inputData: {}, ...genuine, rawRequest: { ...genuine.rawRequest, headers: unsigned } }));
+    expect(error).toMatchObject({ name: 'HaltedError', message: expect.stringContaining('Missing required headers') });
+
+    const replayed = signedDelivery(item(), { at: new Date(Date.now() - 10 * 60_000) });
+    const stale = await thrown(appTester(perform, { authData, inputData: {}, ...replayed }));
+    expect(stale).toMatchObject({ name: 'HaltedError', message: expect.stringContaining('timestamp too old') });
+  });
+
+  test('a delivery is verified with the secret kept at subscribe, whatever the case of the header names', async () => {
+    const genuine = signedDelivery(item({ item_id: 'itm-9' }));
+    const lower = Object.fromEntries(Object.entries(genuine.rawRequest.headers).map(([k, v]) => [k.replace(/^Http-/, '').toLowerCase(), v]));
+    const results = await appTester(perform, { authData, inputData: {}, ...genuine, rawRequest: { ...genuine.rawRequest, headers: lower } });
+    expect(results).toEqual([{ id: 'itm-9', ...item({ item_id: 'itm-9' }) }]);
+    // A Zap whose subscribeData has no secret cannot verify anything.
+    const noSecret = await thrown(appTester(perform, { authData, inputData: {}, ...genuine, subscribeData: { id: 'wh-1' } }));
+    expect(noSecret).toMatchObject({ name: 'HaltedError', message: expect.stringContaining('Turn the Zap off and on again') });
+  });
+
+  test('without a delivery (zapier-platform invoke) perform returns nothing', async () => {
+    expect(await appTester(perform, { authData, inputData: {} })).toEqual([]);
   });
 
   test('a request that is not an item is ignored', async () => {
-    expect(await appTester(perform, { authData, inputData: {}, cleanedRequest: { hello: 'world' } })).toEqual([]);
+    expect(await appTester(perform, { authData, inputData: {}, ...signedDelivery({ hello: 'world' }) })).toEqual([]);
   });
 
   test('loading samples returns the newest real items, with ids', async () => {

@@ -8,7 +8,9 @@ import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
 import { docsRouter } from "./http/docs-page";
+import { bodyTimeout } from "./http/body-timeout";
 import { notFoundHandler } from "./http/not-found";
+import { refuseNulInJson, refuseNulInUrl } from "./http/nul-characters";
 import { renderProblem } from "./http/problem";
 import { createRateLimiter } from "./http/rate-limit";
 import { adminRouter } from "./admin/admin-routes";
@@ -33,6 +35,7 @@ export function createApp(ctx: AppContext): Express {
   if (ctx.logger.isLevelEnabled("info")) {
     app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
   }
+  app.use(bodyTimeout(ctx.config.bodyTimeoutMs));
   app.get("/health", (_req, res) => {
     res.json({ status: "ok" });
   });
@@ -47,7 +50,8 @@ export function createApp(ctx: AppContext): Express {
   ext.use(resolveApiKey(ctx.prisma, limiter.store));
   ext.use(limiter.middleware);
   ext.use(requireAuth);
-  ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true }));
+  ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true, verify: refuseNulInJson }));
+  ext.use(refuseNulInUrl);
   ext.use(meRouter(ctx));
   ext.use(pipelinesRouter(ctx));
   ext.use(itemsRouter(ctx));

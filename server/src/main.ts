@@ -27,6 +27,13 @@ async function main(): Promise<void> {
     process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
   }
   process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
+  if (running.ctx.config.mode !== "production") {
+    const why = process.env.NODE_ENV ? `NODE_ENV=${process.env.NODE_ENV}` : "NODE_ENV is not set";
+    process.stdout.write(
+      `WARNING: ${running.ctx.config.mode} mode (${why}): webhook targets may use http and loopback addresses. ` +
+        `Set NODE_ENV=production for any server others can reach.\n`,
+    );
+  }
 }
 
 main().catch((err) => {

@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import type { Server } from "node:http";
+import http, { type Server } from "node:http";
 import { loadConfig, type Config } from "./config/config";
 import { createApp } from "./app";
 import type { AppContext } from "./context";
@@ -61,11 +61,27 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const demoApiKey = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
     dispatcher = new WebhookDispatcher(ctx);
     const app = createApp(ctx);
-    const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
-      s.once("error", reject);
+    const server: Server = http.createServer(
+      {
+        // Longer than clients' own idle timeouts (undici: 4 s; load balancers: 60 s), so the client always closes an
+        // idle connection first and never sends a request into one the server is closing (ECONNRESET).
+        keepAliveTimeout: 65_000,
+        headersTimeout: Math.min(config.headersTimeoutMs, config.bodyTimeoutMs + 5_000),
+        // A backstop behind bodyTimeout (http/body-timeout.ts), which answers slow bodies as problem+json first.
+        requestTimeout: config.bodyTimeoutMs + 5_000,
+        // How often Node checks the two timeouts above (default 30 s, which would let a slow client stay that long).
+        connectionsCheckingInterval: 1_000,
+      },
+      app,
+    );
+    server.maxConnections = config.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-    server.keepAliveTimeout = 5_000;
     dispatcher.start();
     const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
     const port = (server.address() as AddressInfo).port;

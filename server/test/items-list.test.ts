@@ -11,7 +11,7 @@ async function seedItems(
   t: TestServer,
   companyId: string,
   pipeline: TestPipeline,
-  specs: { name: string; createdAt: Date; stage?: number; status?: number }[],
+  specs: { name: string; createdAt: Date; updatedAt?: Date; stage?: number; status?: number }[],
 ): Promise<void> {
   const prisma = t.server.ctx.prisma;
   const base = await prisma.item.count({ where: { pipelineId: pipeline.id } });
@@ -26,7 +26,7 @@ async function seedItems(
         shortId: `SEED-${base + i + 1}`,
         name: s.name,
         createdAt: s.createdAt,
-        updatedAt: s.createdAt,
+        updatedAt: s.updatedAt ?? s.createdAt,
       };
     }),
   });
@@ -236,5 +236,83 @@ describe("items: list", () => {
       expect(res.status).toBe(403);
       expect(res.body.code).toBe("insufficient_scope");
     });
+  });
+});
+
+describe("items: list filters (CONTRACT \"Lists\")", () => {
+  let t: TestServer;
+  let company: { companyId: string; apiKey: string; pipeline: TestPipeline };
+  const get = (path: string) => t.request("GET", path, undefined, company.apiKey);
+  const names = async (path: string) => {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    return res.body.map((i: { name: string }) => i.name);
+  };
+
+  beforeAll(async () => {
+    t = await startTestServer();
+    company = await t.newCompany("Filter Co");
+    await seedItems(t, company.companyId, company.pipeline, [
+      { name: "Acme Deal", createdAt: at(1) },
+      { name: "acme deal", createdAt: at(2), stage: 1 },
+      { name: "Acme Deal 2", createdAt: at(3), updatedAt: at(40) },
+      { name: "50% off", createdAt: at(4) },
+      { name: "Fifty percent off", createdAt: at(5), updatedAt: at(41) },
+      { name: "under_score", createdAt: at(6) },
+      { name: "underXscore", createdAt: at(7), stage: 1, status: 1 },
+    ]);
+    // Another tenant with look-alike items: never listed.
+    const stranger = await t.newCompany("Stranger Co");
+    await seedItems(t, stranger.companyId, stranger.pipeline, [{ name: "Acme Deal", createdAt: at(8), updatedAt: at(50) }]);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("short_id: exact and case-insensitive; an unknown one is an empty list", async () => {
+    const all = (await get("/v1/ext/items?limit=500")).body as { short_id: string; name: string }[];
+    const target = all.find((i) => i.name === "50% off")!;
+    expect(await names(`/v1/ext/items?short_id=${encodeURIComponent(target.short_id.toLowerCase())}`)).toEqual(["50% off"]);
+    expect(await names(`/v1/ext/items?short_id=${encodeURIComponent(target.short_id.slice(0, -1))}`)).not.toContain("50% off");
+    expect(await names("/v1/ext/items?short_id=NOPE-1")).toEqual([]);
+  });
+
+  it("name: exact after trimming, case-insensitive, newest first", async () => {
+    expect(await names("/v1/ext/items?name=%20%20ACME%20deal%20")).toEqual(["acme deal", "Acme Deal"]);
+    expect(await names("/v1/ext/items?name=Acme")).toEqual([]);
+  });
+
+  it("q: case-insensitive substring of the name, with % and _ taken literally", async () => {
+    expect(await names("/v1/ext/items?q=ACME")).toEqual(["Acme Deal 2", "acme deal", "Acme Deal"]);
+    expect(await names("/v1/ext/items?q=0%25")).toEqual(["50% off"]);
+    expect(await names("/v1/ext/items?q=r_s")).toEqual(["under_score"]);
+    expect(await names("/v1/ext/items?q=zzz")).toEqual([]);
+  });
+
+  it("q must be 2..100 characters; bad values are 400 validation_failed", async () => {
+    for (const q of ["a", "x".repeat(101)]) {
+      const res = await get(`/v1/ext/items?q=${q}`);
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+      expect(res.body.errors[0].path).toBe("q");
+    }
+    const noZone = await get("/v1/ext/items?updated_after=2026-01-01T09:30:00");
+    expect(noZone.status).toBe(400);
+    expect(noZone.body.errors[0].path).toBe("updated_after");
+  });
+
+  it("updated_after: strictly after, any creation time", async () => {
+    expect(await names(`/v1/ext/items?updated_after=${encodeURIComponent(at(30).toISOString())}`)).toEqual(["Fifty percent off", "Acme Deal 2"]);
+    expect(await names(`/v1/ext/items?updated_after=${encodeURIComponent(at(40).toISOString())}`)).toEqual(["Fifty percent off"]);
+  });
+
+  it("filters combine with AND and with pipeline, stage and status; pages keep the filters", async () => {
+    const stage1 = company.pipeline.stages[1]!;
+    expect(await names(`/v1/ext/items?q=acme&stage_id=${stage1.id}`)).toEqual(["acme deal"]);
+    expect(await names(`/v1/ext/items?q=score&status_id=${stage1.statuses[1]!.id}`)).toEqual(["underXscore"]);
+    expect(await names(`/v1/ext/items?pipeline_id=${company.pipeline.id}&name=acme%20deal`)).toEqual(["acme deal", "Acme Deal"]);
+    expect(await names(`/v1/ext/items?pipeline_id=unknown&q=acme`)).toEqual([]);
+    const pages = await walkPages((m, p) => get(p), t.url, "/v1/ext/items?q=acme&limit=1");
+    expect(pages).toEqual([["Acme Deal 2"], ["acme deal"], ["Acme Deal"]]);
   });
 });

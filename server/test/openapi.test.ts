@@ -49,7 +49,7 @@ describe("GET /v1/ext/openapi.json", () => {
       expect(o.summary).toBeTruthy();
       expect(Object.keys(o.responses)).toContain(String(op.success.status));
       if (op.access !== "public") {
-        for (const status of ["400", "401", "402", "413", "429", "500"]) expect(Object.keys(o.responses)).toContain(status);
+        for (const status of ["400", "401", "402", "408", "413", "429", "500"]) expect(Object.keys(o.responses)).toContain(status);
         expect(o.responses["429"].$ref).toMatch(/RateLimited/);
       }
       if (Array.isArray(op.access)) expect(Object.keys(o.responses)).toContain("403");

@@ -258,3 +258,30 @@ describe("webhook delivery in production mode", () => {
     expect(delivery.lastError).toBe("refused: production mode delivers only to https targets");
   });
 });
+
+describe("webhook delivery in test (and development) mode", () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ mode: "test" });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  // Subscriptions made before the subscribe check tightened (or written directly) must not reach these either.
+  it.each([
+    ["a private address", "http://10.255.255.1:9/hook", /^refused: 10\.255\.255\.1 is not a public or loopback address/],
+    ["cloud metadata (link-local)", "http://169.254.169.254/latest/meta-data", /^refused: 169\.254\.169\.254 is not a public or loopback address/],
+    ["an IPv4-compatible IPv6 address", "http://[::127.0.0.1]:9/hook", /^refused: ::7f00:1 is not a public or loopback address/],
+  ])("refuses %s at send time, without contacting it", async (_label, targetUrl, error) => {
+    const prisma = t.server.ctx.prisma;
+    const sub = await createSubscription(t.server.ctx, { companyId: t.companyId, targetUrl });
+    await emitEvents(t.server.ctx, t.companyId, 1);
+    await waitUntil(async () => (await prisma.webhookDelivery.findFirst({ where: { subscriptionId: sub.id } }))?.state === "failed", "the failed state");
+    const delivery = await prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: sub.id }, include: { attempts: true } });
+    await prisma.webhookSubscription.delete({ where: { id: sub.id } });
+    expect(delivery.attemptCount).toBe(1);
+    expect(delivery.lastError).toMatch(error);
+    expect(delivery.attempts).toEqual([expect.objectContaining({ responseStatus: null, nextAttemptAt: null })]);
+  });
+});

@@ -38,6 +38,15 @@ describe("checkTargetUrl in production", () => {
     ["https://[::]/x", "unspecified"],
     ["https://[::ffff:10.0.0.1]/x", "private"],
     ["https://[::ffff:127.0.0.1]/x", "loopback"],
+    ["https://[::127.0.0.1]/x", "ipv4-compatible"], // IPv4-compatible IPv6, ::/96
+    ["https://[::10.0.0.1]/x", "ipv4-compatible"],
+    ["https://0x7f.1/x", "loopback"], // hex, normalised by the URL parser
+    ["https://0x7f000001/x", "loopback"],
+    ["https://0177.0.0.1/x", "loopback"], // octal
+    ["https://017700000001/x", "loopback"],
+    ["https://0xa.0.0.1/x", "private"],
+    ["https://167772161/x", "private"], // 10.0.0.1 as one decimal number
+    ["https://0251.0376.0251.0376/x", "link-local"], // 169.254.169.254 in octal
   ])("refuses %s as a %s address", (url, kind) => {
     expect(checkTargetUrl(url, "production")).toContain(`${kind} address`);
   });
@@ -46,6 +55,10 @@ describe("checkTargetUrl in production", () => {
     expect(checkTargetUrl("/hooks", "production")).toMatch(/absolute URL/);
     expect(checkTargetUrl("ftp://example.com/x", "production")).toMatch(/https/);
   });
+
+  it.each(["https://user:pass@hooks.example.com/x", "https://token@hooks.example.com/x"])("refuses credentials in the URL %s", (url) => {
+    expect(checkTargetUrl(url, "production")).toMatch(/user name or password/);
+  });
 });
 
 describe("checkTargetUrl in development and test", () => {
@@ -53,11 +66,22 @@ describe("checkTargetUrl in development and test", () => {
     expect(checkTargetUrl("http://localhost:3000/hook", mode)).toBeNull();
     expect(checkTargetUrl("http://127.0.0.1:8080/hook", mode)).toBeNull();
     expect(checkTargetUrl("http://[::1]/hook", mode)).toBeNull();
-    expect(checkTargetUrl("https://192.168.1.5/hook", mode)).toBeNull();
+  });
+
+  it.each(["development", "test"] as const)("refuses in %s mode every address local testing does not need", (mode) => {
+    expect(checkTargetUrl("http://169.254.169.254/latest/meta-data", mode)).toContain("link-local address");
+    expect(checkTargetUrl("https://192.168.1.5/hook", mode)).toContain("private address");
+    expect(checkTargetUrl("http://10.0.0.1/hook", mode)).toContain("private address");
+    expect(checkTargetUrl("http://0.0.0.0/hook", mode)).toContain("unspecified address");
+    expect(checkTargetUrl("http://[::127.0.0.1]/hook", mode)).toContain("ipv4-compatible address");
+    expect(checkTargetUrl("http://[fd00::1]/hook", mode)).toContain("unique-local address");
+    expect(checkTargetUrl("http://user:pw@localhost/hook", mode)).toMatch(/user name or password/);
   });
 
   it("still refuses non-http schemes", () => {
     expect(checkTargetUrl("file:///etc/passwd", "development")).not.toBeNull();
+    expect(checkTargetUrl("javascript:alert(1)", "development")).not.toBeNull();
+    expect(checkTargetUrl("gopher://localhost/x", "test")).not.toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { dateTimeField, textField } from "./fields";
+import { dateTimeField, quoteSome, textField } from "./fields";
 import { LONG_TEXT_MAX, NAME_MAX, URL_MAX } from "./limits";
 
 /** CONTRACT "Pipelines, blueprints, transitions": the types a custom field can have. */
@@ -306,7 +306,7 @@ export function metadataSchemaFor(blueprint: Pick<Blueprint, "custom_fields">, m
     error: (iss) => {
       if (iss.code === "unrecognized_keys") {
         const list = known.length > 0 ? `This pipeline's custom fields are: ${known.join(", ")}.` : "This pipeline has no custom fields.";
-        return `Unknown custom field ${quoteList(iss.keys)}. ${list}`;
+        return `Unknown custom field ${quoteSome(iss.keys)}. ${list}`;
       }
       if (iss.code === "invalid_type") return 'metadata must be an object of values keyed by field name, e.g. {"email": "ada@example.com"}.';
       return undefined;

@@ -162,6 +162,19 @@ describe("list queries", () => {
     expect(ItemListQuerySchema.safeParse({ created_after: "2026-03-01T09:30:00+01:00" }).success).toBe(true);
   });
 
+  it("items filters: short_id, name and q are trimmed (blank = absent), q is 2..100 characters, updated_after needs a zone", () => {
+    const parsed = ItemListQuerySchema.parse({ short_id: " sales-4 ", name: "  Acme Deal ", q: " acm ", updated_after: "2026-03-01T09:30:00Z" });
+    expect(parsed).toMatchObject({ short_id: "sales-4", name: "Acme Deal", q: "acm", updated_after: "2026-03-01T09:30:00Z" });
+    expect(ItemListQuerySchema.parse({ name: "   ", q: "" })).toMatchObject({ name: undefined, q: undefined });
+    for (const q of ["a", " b ", "x".repeat(101)]) {
+      const result = ItemListQuerySchema.safeParse({ q });
+      expect(result.success).toBe(false);
+      expect(toFieldErrors(result.error!)[0]!.path).toBe("q");
+    }
+    expect(ItemListQuerySchema.safeParse({ q: ["ab", "cd"] }).success).toBe(false);
+    expect(ItemListQuerySchema.safeParse({ updated_after: "2026-03-01T09:30:00" }).success).toBe(false);
+  });
+
   it("reads is_completed=false on the task list as a boolean", () => {
     expect(TaskListQuerySchema.parse({ is_completed: "false" }).is_completed).toBe(false);
     expect(TaskListQuerySchema.safeParse({ is_completed: "no" }).success).toBe(false);

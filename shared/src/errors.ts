@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "payload_too_large",
   "idempotency_key_reused",
   "idempotency_key_in_use",
+  "request_timeout",
   "internal",
 ] as const;
 
@@ -44,6 +45,7 @@ export const PROBLEM_STATUS = {
   payload_too_large: 413,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
+  request_timeout: 408,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -60,6 +62,7 @@ export const PROBLEM_TITLES = {
   payload_too_large: "Payload too large",
   idempotency_key_reused: "Idempotency key reused",
   idempotency_key_in_use: "Idempotency key in use",
+  request_timeout: "Request timeout",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
 
@@ -97,16 +100,36 @@ export type Problem = z.infer<typeof ProblemSchema>;
 /** The optional members a problem may carry beside the standard ones. */
 export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events">;
 
-/** Builds a complete problem body for `code`, filling `type`, `title` and `status` from the tables above. */
+/** At most this many `errors` entries in one problem body; the last one then says how many were left out. */
+export const MAX_PROBLEM_FIELD_ERRORS = 100;
+
+/** At most this many characters of `detail` in one problem body. */
+export const MAX_PROBLEM_DETAIL_CHARS = 2000;
+
+/**
+ * `errors` bounded to `MAX_PROBLEM_FIELD_ERRORS` entries (issue 12: a body with thousands of bad fields must not get an
+ * error body thousands of times larger). The first failures are kept in order; a last entry counts the rest.
+ */
+function boundFieldErrors(errors: ProblemFieldError[]): ProblemFieldError[] {
+  if (errors.length <= MAX_PROBLEM_FIELD_ERRORS) return errors;
+  const kept = errors.slice(0, MAX_PROBLEM_FIELD_ERRORS - 1);
+  const rest = errors.length - kept.length;
+  return [...kept, { path: "", message: `${rest.toLocaleString("en-US")} more problems are not listed; fix these and send the request again.` }];
+}
+
+/**
+ * Builds a complete problem body for `code`, filling `type`, `title` and `status` from the tables above. `detail` and
+ * `errors` are bounded (`MAX_PROBLEM_DETAIL_CHARS`, `MAX_PROBLEM_FIELD_ERRORS`) so every error body stays small.
+ */
 export function createProblem(code: ErrorCode, detail: string, extras: ProblemExtras = {}): Problem {
   const problem: Problem = {
     type: problemTypeUri(code),
     title: PROBLEM_TITLES[code],
     status: PROBLEM_STATUS[code],
-    detail,
+    detail: detail.length > MAX_PROBLEM_DETAIL_CHARS ? `${detail.slice(0, MAX_PROBLEM_DETAIL_CHARS - 1)}…` : detail,
     code,
   };
-  if (extras.errors !== undefined) problem.errors = extras.errors;
+  if (extras.errors !== undefined) problem.errors = boundFieldErrors(extras.errors);
   if (extras.current_version !== undefined) problem.current_version = extras.current_version;
   if (extras.valid_events !== undefined) problem.valid_events = extras.valid_events;
   return problem;

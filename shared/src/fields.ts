@@ -38,12 +38,34 @@ export function longTextField(field: string, max: number = LONG_TEXT_MAX) {
     .max(max, { error: `${field} must be at most ${max} characters.` });
 }
 
-/** An ISO 8601 date-time that names its offset (`Z` or `+hh:mm`). */
+/** Earliest and latest years a date-time may name: what PostgreSQL timestamps and ISO 8601 four-digit years both hold. */
+const YEAR_RANGE = { min: 1, max: 9999 } as const;
+
+/** An ISO 8601 date-time that names its offset (`Z` or `+hh:mm`), in the years 0001..9999 (UTC). */
 export function dateTimeField(field: string) {
-  return z.iso.datetime({
-    offset: true,
-    error: typeMessage(field, "an ISO 8601 date-time with a time zone, e.g. 2026-03-01T09:30:00Z or 2026-03-01T09:30:00+01:00"),
-  });
+  return z.iso
+    .datetime({
+      offset: true,
+      error: typeMessage(field, "an ISO 8601 date-time with a time zone, e.g. 2026-03-01T09:30:00Z or 2026-03-01T09:30:00+01:00"),
+    })
+    .refine(
+      (value) => {
+        const instant = new Date(value);
+        if (Number.isNaN(instant.getTime())) return true; // not a date-time at all: the format check reports it once
+        const year = instant.getUTCFullYear();
+        return year >= YEAR_RANGE.min && year <= YEAR_RANGE.max;
+      },
+      { error: `${field} must be a date-time in the years 0001 to 9999.` },
+    );
+}
+
+/**
+ * Quotes at most `max` of `values` for a message, e.g. `"a", "b", "c" and 2,997 more`, so a message about thousands of
+ * unknown keys stays short (issue 12: every error body is bounded).
+ */
+export function quoteSome(values: readonly string[], max = 3): string {
+  const shown = values.slice(0, max).map((v) => JSON.stringify(v)).join(", ");
+  return values.length > max ? `${shown} and ${(values.length - max).toLocaleString("en-US")} more` : shown;
 }
 
 /** A whole number within [min, max]. */
@@ -93,7 +115,7 @@ export function strictBody<T extends z.core.$ZodLooseShape>(shape: T) {
   return z.strictObject(shape, {
     error: (iss) => {
       if (iss.code === "unrecognized_keys") {
-        const keys = iss.keys.map((k) => JSON.stringify(k)).join(", ");
+        const keys = quoteSome(iss.keys);
         const [noun, pronoun] = iss.keys.length === 1 ? ["field", "it"] : ["fields", "them"];
         return `Unknown ${noun} ${keys}. Remove ${pronoun} or check the spelling; allowed fields: ${allowed}.`;
       }

@@ -12,6 +12,7 @@ import {
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
+import { NAME_MAX } from "./limits";
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -82,15 +83,44 @@ export const ItemUpdateSchema = strictBody({
 /** Body of PATCH /v1/ext/items/{item_id}. */
 export type ItemUpdate = z.infer<typeof ItemUpdateSchema>;
 
+/** CONTRACT "Lists": shortest and longest `q` (substring of the item name). */
+export const ITEM_SEARCH_MIN = 2;
+export const ITEM_SEARCH_MAX = 100;
+
 /**
- * Spec "Items" (list query parameters) + CONTRACT "Lists" (`limit` 1..500 default 100, opaque `cursor`).
- * Unknown query parameters are ignored; an empty value counts as absent.
+ * A text filter of the items list: trimmed; blank counts as absent (like every empty query value).
+ * @param min / max length after trimming.
+ */
+function trimmedFilter(field: string, min: number, max: number) {
+  return queryParam(
+    z.preprocess(
+      (value) => (typeof value === "string" ? value.trim() || undefined : value),
+      z
+        .string({ error: `${field} must be given once, as text.` })
+        .min(min, { error: `${field} must be at least ${min} characters.` })
+        .max(max, { error: `${field} must be at most ${max} characters.` })
+        .optional(),
+    ),
+  );
+}
+
+/**
+ * Spec "Items" (list query parameters) + CONTRACT "Lists" (`limit` 1..500 default 100, opaque `cursor`), and the
+ * items filters of CONTRACT "Lists", all optional and combined with AND: `pipeline_id`, `stage_id`, `status_id`,
+ * `short_id` (exact, case-insensitive), `name` (exact, trimmed, case-insensitive), `q` (substring of the name,
+ * case-insensitive, 2..100 characters), `created_after` and `updated_after` (ISO 8601 with a time zone, strictly
+ * after). Unknown query parameters are ignored; an empty value counts as absent; an unknown filter value matches
+ * nothing (the server answers an empty list).
  */
 export const ItemListQuerySchema = z.object({
   pipeline_id: queryParam(idField("pipeline_id").optional()),
   stage_id: queryParam(idField("stage_id").optional()),
   status_id: queryParam(idField("status_id").optional()),
+  short_id: trimmedFilter("short_id", 1, NAME_MAX),
+  name: trimmedFilter("name", 1, NAME_MAX),
+  q: trimmedFilter("q", ITEM_SEARCH_MIN, ITEM_SEARCH_MAX),
   created_after: queryParam(dateTimeField("created_after").optional()),
+  updated_after: queryParam(dateTimeField("updated_after").optional()),
   limit: LimitSchema,
   cursor: CursorSchema,
 });

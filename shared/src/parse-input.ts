@@ -16,7 +16,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what 
   const result = schema.safeParse(input ?? {});
   if (!result.success) {
     const errors = toFieldErrors(result.error);
-    const fields = errors.map((e) => e.path || "body").join(", ");
+    const paths = errors.map((e) => e.path || "body");
+    const fields = paths.length > 10 ? `${paths.slice(0, 10).join(", ")} and ${paths.length - 10} more` : paths.join(", ");
     throw new DomainError("validation_failed", `The ${what} is invalid (${fields}).`, { errors });
   }
   return result.data;

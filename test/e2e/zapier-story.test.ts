@@ -104,7 +104,20 @@ describe("a no-code user's zap, end to end", () => {
     // 6. Zapier runs the trigger's perform on the delivery: the zap gets the item, with an id to dedupe on.
     const output = (await appTester(
       App.triggers!.item_created.operation.perform as any,
-      bundle({}, { cleanedRequest: JSON.parse(delivery.body.toString("utf8")), subscribeData } as Partial<Bundle>),
+      bundle({}, {
+        // as Zapier passes a hook request: headers capitalised with an "Http-" prefix, the exact body, the parsed body
+        rawRequest: {
+          method: "POST",
+          headers: {
+            "Http-Webhook-Id": delivery.headers["webhook-id"]!,
+            "Http-Webhook-Timestamp": delivery.headers["webhook-timestamp"]!,
+            "Http-Webhook-Signature": delivery.headers["webhook-signature"]!,
+          },
+          content: delivery.body.toString("utf8"),
+        },
+        cleanedRequest: JSON.parse(delivery.body.toString("utf8")),
+        subscribeData,
+      } as Partial<Bundle>),
     )) as any[];
     expect(output).toHaveLength(1);
     expect(output[0]).toMatchObject({ id: second.item_id, item_id: second.item_id, name: "Second deal", email: "second@example.com", deal_value: 99.5 });

@@ -7,6 +7,7 @@ import { ItemUpdateSchema, type Item, type ItemUpdate } from '@stageline/shared'
 import { apiPath, fetchCustomFields, sendJson, withItemId, type ZapierItem } from '../client';
 import { checkedBody, definedOnly, invalidInput, requireId, toId, toInteger, toText } from '../fields/coerce';
 import { collectMetadata, hasCustomValues } from '../fields/custom-fields';
+import { itemInputField } from '../fields/pickers';
 import {
   ITEM_OUTPUT_FIELDS,
   ITEM_SAMPLE,
@@ -57,13 +58,10 @@ export default defineCreate({
   },
   operation: {
     inputFields: [
-      {
-        key: 'item_id',
-        label: 'Item ID',
-        type: 'string',
+      itemInputField({
         required: true,
-        helpText: 'The item to update: map the Item ID from a Stageline trigger, search or action step.',
-      },
+        helpText: 'The item to update: choose it by short ID and name, or map the Item ID from a Stageline trigger, search or action step.',
+      }),
       pipelineInputField({
         required: false,
         helpText:

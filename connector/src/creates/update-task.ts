@@ -6,6 +6,7 @@ import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import { TaskUpdateSchema, type Task } from '@stageline/shared';
 import { apiPath, sendJson } from '../client';
 import { checkedBody, requireId } from '../fields/coerce';
+import { taskInputField } from '../fields/pickers';
 import { TASK_OUTPUT_FIELDS, TASK_SAMPLE, taskBodyFrom, taskInputFields, withTaskId, type ZapierTask } from '../fields/task-fields';
 
 /** Updates the task `task_id` with only the provided fields (checked with TaskUpdateSchema); returns it with `id`. */
@@ -24,13 +25,10 @@ export default defineCreate({
   },
   operation: {
     inputFields: [
-      {
-        key: 'task_id',
-        label: 'Task ID',
-        type: 'string',
+      taskInputField({
         required: true,
-        helpText: 'The task to update: map the Task ID from a Stageline step.',
-      },
+        helpText: 'The task to update: choose it from the list (title, due date, assignee), or map the Task ID from a Stageline step.',
+      }),
       ...taskInputFields('update'),
     ],
     perform,

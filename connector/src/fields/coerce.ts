@@ -45,6 +45,16 @@ export function requireId(value: unknown, label: string): string {
   return id;
 }
 
+/**
+ * The id a dropdown field holds while the step is being edited, for filtering other dropdowns and dynamic fields:
+ * undefined when blank or when it is still an unresolved mapping from an earlier step (`{{123__pipeline_id}}`),
+ * whose value only exists when the Zap runs.
+ */
+export function chosenId(value: unknown): string | undefined {
+  const id = typeof value === 'string' ? value.trim() : undefined;
+  return id === undefined || id === '' || id.includes('{{') ? undefined : id;
+}
+
 /** A finite number from a number or numeric string ("1500", " 12.5 "); undefined when blank. */
 export function toNumber(value: unknown, label: string): number | undefined {
   if (isBlank(value)) return undefined;

@@ -5,7 +5,7 @@
 import type { Bundle, PlainInputField, PlainOutputField, ZObject } from 'zapier-platform-core';
 import type { CustomField, DuplicateMatch, Item, ItemChangedEvent, Pipeline } from '@stageline/shared';
 import { apiPath, fetchCustomFields, getAllPages, type ZapierItem } from '../client';
-import { toId } from './coerce';
+import { chosenId } from './coerce';
 import { toInputFields, toOutputField, unionOfCustomFields, type CustomFieldMode } from './custom-fields';
 
 /** Output fields of every Item step, labelled for the Zap editor. */
@@ -163,6 +163,5 @@ export async function customOutputFields(z: ZObject, bundle: Bundle): Promise<Pl
 
 /** The pipeline id of the step, unless blank or a still-unresolved mapping ("{{123__pipeline_id}}"). */
 function chosenPipelineId(bundle: Bundle): string | undefined {
-  const id = toId(bundle.inputData?.pipeline_id, 'Pipeline');
-  return id === undefined || id.includes('{{') ? undefined : id;
+  return chosenId(bundle.inputData?.pipeline_id);
 }

@@ -4,6 +4,7 @@
  */
 import type { PlainInputField, PlainOutputField } from 'zapier-platform-core';
 import { TASK_PRIORITIES, TASK_TYPES, TaskSchema, type Task } from '@stageline/shared';
+import { itemInputField } from './pickers';
 import { definedOnly, toBoolean, toChoice, toDateTime, toId, toInteger, toText } from './coerce';
 
 /** Human labels of the priorities (values from the contract's TASK_PRIORITIES). */
@@ -64,13 +65,10 @@ export function taskInputFields(mode: TaskFieldMode): PlainInputField[] {
       choices: TASK_TYPES.map((value) => ({ value, label: TASK_TYPE_LABELS[value], sample: value })),
       helpText: `One of: ${TASK_TYPES.join(', ')}.${keep}`,
     },
-    {
-      key: 'item_id',
-      label: 'Item ID',
-      type: 'string',
+    itemInputField({
       required: false,
-      helpText: `The item this task belongs to (Item ID from a Stageline trigger, search or action step).${keep}`,
-    },
+      helpText: `The item this task belongs to: choose it by short ID and name, or map the Item ID from a Stageline step.${keep}`,
+    }),
     { key: 'duration_minutes', label: 'Duration (Minutes)', type: 'integer', required: false, helpText: `How long the task takes, in whole minutes.${keep}` },
     {
       key: 'reminder_minutes',

@@ -6,7 +6,7 @@
  *
  * Flow: turning a Zap on calls `performSubscribe` (POST /v1/ext/webhooks `{target_url, event}`); Zapier keeps the
  * 201 subscription as `bundle.subscribeData`. Each delivery's body (the resource, CONTRACT "Events and deliveries")
- * arrives as `bundle.cleanedRequest` in `perform`. Turning the Zap off calls `performUnsubscribe`
+ * arrives in `perform` as `bundle.rawRequest` (headers and exact body, whose signature is checked). Turning the Zap off calls `performUnsubscribe`
  * (DELETE /v1/ext/webhooks/{subscribeData.id}).
  */
 import type { Bundle, ZObject } from 'zapier-platform-core';
@@ -23,6 +23,7 @@ import {
 import { apiPath, callApi, getJson, sendJson, type ApiCall } from '../client';
 import { checkedBody, invalidInput, toId } from '../fields/coerce';
 import { throwForProblem } from '../middleware';
+import { verifiedDeliveryBody } from './delivery-signature';
 
 /** How many recent resources `performList` loads as samples for the Zap editor. */
 export const SAMPLE_COUNT = 3;
@@ -70,8 +71,9 @@ const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id'> = { items: 'item_i
  *   `id` and `secret`) becomes `subscribeData`.
  * - `performUnsubscribe`: DELETE /v1/ext/webhooks/{subscribeData.id} (204). A 404 means the subscription is already
  *   gone (deleted in Stageline, or removed after its target answered 410), which is what unsubscribing wants.
- * - `perform`: the delivery body (one resource, or an array of them) through `filter` and `toOutput`; bodies that
- *   are not the event's resource are ignored.
+ * - `perform`: the delivery, once its Standard Webhooks signature is verified with `subscribeData.secret`
+ *   (delivery-signature.ts; a forged or stale delivery stops the run), its body (one resource, or an array of them)
+ *   through `filter` and `toOutput`; bodies that are not the event's resource are ignored. No delivery: [].
  * - `performList`: the newest resources (GET /v1/ext/items or /tasks, `limit` SAMPLE_COUNT plus `listParams`),
  *   made payloads with `asPayload`, through `filter` and `toOutput`; when there are none, or the key may manage hooks
  *   but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one
@@ -100,8 +102,9 @@ export function restHookOperations<E extends EventName, O>(event: E, options: Re
       return { id, removed: true };
     },
 
-    async perform(_z, bundle) {
-      const body: unknown = bundle.cleanedRequest;
+    async perform(z, bundle) {
+      const body = verifiedDeliveryBody(z, bundle);
+      if (body === undefined) return [];
       const inputData = bundle.inputData ?? {};
       const received = (Array.isArray(body) ? body : [body]).filter(isPayload);
       return received.filter((payload) => passes(payload, inputData)).map(options.toOutput);

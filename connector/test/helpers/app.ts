@@ -116,3 +116,40 @@ export function task(overrides: Partial<Task> = {}): Task {
     ...overrides,
   };
 }
+
+/** Zapier's cursor storage of a paging trigger (`z.cursor`), which only exists on Zapier's side: a test double. */
+export interface CursorStore {
+  stored: string | null;
+  get(): Promise<string | null>;
+  set(cursor: string): Promise<null>;
+}
+
+/** An empty cursor store for one paging sequence. */
+export function cursorStore(): CursorStore {
+  const store: CursorStore = {
+    stored: null,
+    get: async () => store.stored,
+    set: async (cursor: string) => {
+      store.stored = cursor;
+      return null;
+    },
+  };
+  return store;
+}
+
+/**
+ * Runs a paging trigger's perform like Zapier does for page `page` of a dropdown: through the app tester (real
+ * middleware and requests), with `bundle.meta.page` set and `z.cursor` backed by `store`.
+ */
+export function runPage<T>(
+  perform: (z: import('zapier-platform-core').ZObject, bundle: import('zapier-platform-core').Bundle) => Promise<T>,
+  bundle: { authData: Record<string, string>; inputData?: Record<string, unknown> },
+  page: number,
+  store: CursorStore,
+): Promise<T> {
+  return appTester((z: import('zapier-platform-core').ZObject, b: import('zapier-platform-core').Bundle) => perform({ ...z, cursor: store } as never, b), {
+    ...bundle,
+    inputData: bundle.inputData ?? {},
+    meta: { page, isFillingDynamicDropdown: true },
+  } as never) as Promise<T>;
+}

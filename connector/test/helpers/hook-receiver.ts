@@ -1,6 +1,6 @@
 /**
  * Stands in for Zapier's hook URLs in the live tests: an HTTP server on 127.0.0.1 that answers 200 and records
- * every delivery (headers and JSON body). Loopback http targets are allowed because the live server runs with
+ * every delivery (headers, exact body text and parsed JSON body). Loopback http targets are allowed because the live server runs with
  * NODE_ENV=test (CONTRACT "Events and deliveries").
  */
 import http from 'node:http';
@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 export interface Delivery {
   path: string;
   headers: http.IncomingHttpHeaders;
+  /** The exact body text (what the signature covers). */
+  raw: string;
   body: unknown;
 }
 
@@ -37,7 +39,7 @@ export async function startHookReceiver(): Promise<HookReceiver> {
       } catch {
         // keep the raw text
       }
-      deliveries.push({ path: req.url ?? '', headers: req.headers, body });
+      deliveries.push({ path: req.url ?? '', headers: req.headers, raw: text, body });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     });
   });

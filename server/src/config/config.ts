@@ -23,6 +23,12 @@ export interface Config {
   mode: Mode;
   logLevel: string;
   seedDemo: boolean;
+  /** A request body must arrive completely within this many ms of the request's start, else 408 (REQUEST_BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
+  /** The request line and headers must arrive within this many ms (HEADERS_TIMEOUT_MS; Node answers a bare 408). */
+  headersTimeoutMs: number;
+  /** Open connections accepted at once; further ones are closed at once (MAX_CONNECTIONS). */
+  maxConnections: number;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -40,5 +46,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mode,
     logLevel: env.LOG_LEVEL ?? (mode === "test" ? "silent" : "info"),
     seedDemo: (env.SEED_DEMO ?? "true") !== "false",
+    bodyTimeoutMs: positiveInt(env, "REQUEST_BODY_TIMEOUT_MS", 30_000),
+    headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
+    maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
   };
+}
+
+/** A positive whole number from `env[name]`, or `fallback` when unset. @throws Error naming the variable when invalid. */
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number (got "${raw}")`);
+  return value;
 }

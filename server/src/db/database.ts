@@ -46,7 +46,10 @@ async function openPglite(dataDir: string): Promise<Database> {
   const inMemory = dataDir === "memory://" || dataDir === "";
   const dir = inMemory ? undefined : path.resolve(dataDir, "pglite");
   if (dir) fs.mkdirSync(dir, { recursive: true });
-  const pglite = dir ? new PGlite(dir) : new PGlite();
+  // pg_trgm: the GIN trigram index behind the items list's `q` filter (migration 20261123100001_item_list_filters).
+  // The package exports "./contrib/*"; the repository's "node" module resolution reads no exports for types.
+  const { pg_trgm } = require("@electric-sql/pglite/contrib/pg_trgm") as { pg_trgm: import("@electric-sql/pglite").Extension };
+  const pglite = new PGlite({ dataDir: dir, extensions: { pg_trgm } });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.

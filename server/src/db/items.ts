@@ -111,20 +111,38 @@ export interface ItemListFilter {
   pipelineId?: string | undefined;
   stageId?: string | undefined;
   statusId?: string | undefined;
+  /** Exact short id, case-insensitive (CONTRACT "Lists" `short_id`). */
+  shortId?: string | undefined;
+  /** Exact name, case-insensitive; the caller trims it (CONTRACT "Lists" `name`). */
+  name?: string | undefined;
+  /** Substring of the name, case-insensitive, taken literally (`%` and `_` match themselves) (CONTRACT "Lists" `q`). */
+  search?: string | undefined;
   /** Only items created strictly after this instant. */
   createdAfter?: Date | undefined;
+  /** Only items updated strictly after this instant. */
+  updatedAfter?: Date | undefined;
   /** Keyset position: only items after this one in (created_at desc, id desc) order. */
   after?: KeysetPosition | undefined;
   /** Rows to fetch (the caller asks for `limit + 1` to learn whether a next page exists). */
   take: number;
 }
 
+/** `text` for a LIKE pattern that matches it literally: `\`, `%` and `_` escaped (LIKE's default escape is `\`). */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
 /**
  * One page of the company's items, newest first (`created_at` desc, id desc), in one raw SELECT (db/sql.ts), with
  * pipeline, stage and status names from the cached pipeline structures. The page position is a keyset condition on (created_at, id); the
  * extra `created_at <= cursor` bound lets PostgreSQL start the index range scan on
- * (company_id, created_at desc, id desc) at the cursor, so a page costs the same at any depth. Every value is a
- * bound parameter; the statement is prepared once per filter combination (db/sql.ts `QueryOptions.name`).
+ * (company_id, created_at desc, id desc) at the cursor, so a page costs the same at any depth. Each filter has an
+ * index that keeps a page's cost independent of the table's size (migration 20261123100001_item_list_filters):
+ * pipeline, stage and status scan (x_id, created_at desc, id desc) in list order; `name` scans
+ * (company_id, lower(name), created_at desc, id desc); `short_id` looks up (company_id, lower(short_id)); `q` reads
+ * the pg_trgm GIN index on lower(name) and `updated_after` the (company_id, updated_at) range, whose matches are then
+ * ordered. Every value is a bound parameter; the statement is prepared once per filter combination
+ * (db/sql.ts `QueryOptions.name`).
  */
 export async function listItems(prisma: PrismaClient, filter: ItemListFilter): Promise<ItemRecord[]> {
   const params: unknown[] = [filter.companyId];
@@ -136,7 +154,11 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
   if (filter.pipelineId !== undefined) where.push(`i.pipeline_id = ${param(filter.pipelineId)}`);
   if (filter.stageId !== undefined) where.push(`i.stage_id = ${param(filter.stageId)}`);
   if (filter.statusId !== undefined) where.push(`i.status_id = ${param(filter.statusId)}`);
+  if (filter.shortId !== undefined) where.push(`lower(i.short_id) = lower(${param(filter.shortId)}::text)`);
+  if (filter.name !== undefined) where.push(`lower(i.name) = lower(${param(filter.name)}::text)`);
+  if (filter.search !== undefined) where.push(`lower(i.name) LIKE ${param(`%${likeLiteral(filter.search.toLowerCase())}%`)}::text`);
   if (filter.createdAfter !== undefined) where.push(`i.created_at > ${param(filter.createdAfter)}::timestamptz`);
+  if (filter.updatedAfter !== undefined) where.push(`i.updated_at > ${param(filter.updatedAfter)}::timestamptz`);
   if (filter.after !== undefined) {
     const at = param(filter.after.createdAt);
     const id = param(filter.after.id);
@@ -144,7 +166,17 @@ export async function listItems(prisma: PrismaClient, filter: ItemListFilter): P
     where.push(`(i.created_at < ${at}::timestamptz OR (i.created_at = ${at}::timestamptz AND i.id < ${id}))`);
   }
   // One prepared statement per combination of filters: the text depends only on which filters are present.
-  const shape = [filter.pipelineId, filter.stageId, filter.statusId, filter.createdAfter, filter.after]
+  const shape = [
+    filter.pipelineId,
+    filter.stageId,
+    filter.statusId,
+    filter.shortId,
+    filter.name,
+    filter.search,
+    filter.createdAfter,
+    filter.updatedAfter,
+    filter.after,
+  ]
     .map((f) => (f === undefined ? "0" : "1"))
     .join("");
   const rows = await query<ItemRow>(

@@ -31,6 +31,12 @@ export function renderProblem(logger: Logger): ErrorRequestHandler {
     if (type === "encoding.unsupported" || type === "charset.unsupported") {
       return sendProblem(res, domainError("validation_failed", "The request body must be UTF-8 JSON."));
     }
+    // Other client errors raised by Express and body-parser (a 4xx `status` not marked `expose: false`): bad percent-encoding in a path,
+    // a corrupt gzip/deflate/br body, an aborted upload. They carry a 4xx status: answer it as a problem, never a 500.
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === "number" && status >= 400 && status < 500 && (err as { expose?: unknown }).expose !== false) {
+      return sendProblem(res, domainError("validation_failed", `The request could not be read: ${(err as Error).message}.`));
+    }
     logger.error({ err, method: req.method, url: req.originalUrl }, "unhandled error");
     return sendProblem(res, domainError("internal", "Something went wrong on our side. Please try again."));
   };

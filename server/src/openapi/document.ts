@@ -3,8 +3,8 @@
  * operation registry (operations.ts) by zod-openapi (which renders zod 4's own JSON Schema output). Nothing in it is
  * written by hand: paths, parameters, bodies, responses and problem codes all come from the contract.
  *
- * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 413,
- * 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
+ * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 408 slow
+ * body, 413, 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
  * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits").
  * The committed snapshot is docs/openapi.json (`npm run openapi:snapshot` rewrites it; a test fails when it drifts).
  */
@@ -42,7 +42,15 @@ import { API_OPERATIONS, API_TAGS, type ApiOperation } from "./operations";
 export const API_KEY_SCHEME = "ApiKeyAuth";
 
 /** The problems every operation that takes a key can answer (CONTRACT "Errors", spec "Errors"). */
-const KEYED_ERRORS: readonly ErrorCode[] = ["validation_failed", "invalid_api_key", "subscription_inactive", "payload_too_large", "rate_limited", "internal"];
+const KEYED_ERRORS: readonly ErrorCode[] = [
+  "validation_failed",
+  "invalid_api_key",
+  "subscription_inactive",
+  "request_timeout",
+  "payload_too_large",
+  "rate_limited",
+  "internal",
+];
 
 /** A `detail` for each code's example body. */
 const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
@@ -55,6 +63,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   version_conflict: "The item is at version 3, not 2. Read it again and retry with the current version.",
   invalid_reference: "stage_id does not name a stage of this pipeline.",
   payload_too_large: "The request body is larger than 1 MiB.",
+  request_timeout: "The request body did not arrive within 30 s.",
   idempotency_key_reused: "This Idempotency-Key was used with a different request body. Use a new key for a new request.",
   idempotency_key_in_use: "A request with this Idempotency-Key is still being processed. Retry after 1 second.",
   internal: "Something went wrong on our side. Please try again.",
@@ -74,6 +83,7 @@ const STATUS_MEANING: Record<number, string> = {
   402: "The company's subscription is inactive.",
   403: "The key lacks the scope this operation needs (named in `detail`).",
   404: "An id in the path does not exist or belongs to another company.",
+  408: "The request body did not arrive in time (slow client); the connection is closed. May come before the rate limiter has counted the request, so without RateLimit headers.",
   409: "Conflict.",
   413: "Request body over 1 MiB.",
   422: "Well-formed request whose references do not resolve.",
@@ -130,7 +140,8 @@ function problemResponse(status: number, codes: readonly ErrorCode[], keyed: boo
     code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
   });
   const retry = sorted.includes("rate_limited") || sorted.includes("idempotency_key_in_use");
-  const headers: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
+  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
+  const headers: Record<string, z.ZodType> = keyed && status !== 408 ? { ...rateLimitHeaders.shape } : {};
   if (retry) headers["Retry-After"] = retryAfter;
   if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
   const meanings = sorted.map((c) => CODE_MEANING[c]).filter((m): m is string => m !== undefined);

@@ -1,6 +1,7 @@
 /**
  * Item endpoints under /v1/ext (spec "Items"; CONTRACT "Responses", "Lists", "Errors", "Duplicate check"):
- * - GET /items (items:read): `Item[]` newest first; filters `pipeline_id`, `stage_id`, `status_id`, `created_after`;
+ * - GET /items (items:read): `Item[]` newest first; filters `pipeline_id`, `stage_id`, `status_id`, `short_id`, `name`,
+ *   `q`, `created_after`, `updated_after` (CONTRACT "Lists");
  *   `limit` (1..500, default 100) and `cursor`, with `Link: <...>; rel="next"` while more remain.
  * - GET /items/:item_id (items:read): one `Item`.
  * - POST /items (items:write): `ItemCreate` body; `201`, the `Item`, `Location: /v1/ext/items/{item_id}`; takes an

@@ -46,7 +46,9 @@ export async function getItem(prisma: PrismaClient, companyId: string, itemId: s
 
 /**
  * Spec "Items" (GET /items) + CONTRACT "Lists": the company's items newest first, filtered by `pipeline_id`,
- * `stage_id`, `status_id`, `created_after` (strictly after), starting after `cursor`.
+ * `stage_id`, `status_id`, `short_id` (exact, case-insensitive), `name` (exact after trimming, case-insensitive),
+ * `q` (substring of the name, case-insensitive), `created_after` and `updated_after` (strictly after), all combined
+ * with AND, starting after `cursor`. An unknown value matches nothing (an empty page, never 404).
  * @returns up to `limit + 1` rows: the caller returns `limit` of them and links the next page when one more exists
  * (http/next-page-link.ts `pageWithLink`).
  * @throws DomainError 400 `validation_failed` for a malformed cursor.
@@ -57,7 +59,11 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
     pipelineId: query.pipeline_id,
     stageId: query.stage_id,
     statusId: query.status_id,
+    shortId: query.short_id,
+    name: query.name,
+    search: query.q,
     createdAfter: query.created_after !== undefined ? new Date(query.created_after) : undefined,
+    updatedAfter: query.updated_after !== undefined ? new Date(query.updated_after) : undefined,
     after: query.cursor !== undefined ? decodeKeysetCursor(query.cursor) : undefined,
     take: query.limit + 1,
   });

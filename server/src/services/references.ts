@@ -24,10 +24,15 @@ export function failuresOf(...checks: Checked<unknown>[]): ProblemFieldError[] {
   return checks.flatMap((c) => (c.ok ? [] : c.errors));
 }
 
+/** At most this many failure messages are repeated in `detail`; `errors` lists them all (bounded by the renderer). */
+const DETAIL_MESSAGES = 5;
+
 /**
  * `422 invalid_reference` listing every failing field in `errors`; `detail` repeats their messages.
  * @param errors at least one failure.
  */
 export function invalidReference(errors: ProblemFieldError[]): DomainError {
-  return domainError("invalid_reference", errors.map((e) => e.message).join(" "), { errors });
+  const shown = errors.slice(0, DETAIL_MESSAGES).map((e) => e.message);
+  if (errors.length > DETAIL_MESSAGES) shown.push(`(${errors.length - DETAIL_MESSAGES} more problems in errors.)`);
+  return domainError("invalid_reference", shown.join(" "), { errors });
 }

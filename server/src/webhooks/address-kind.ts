@@ -11,6 +11,8 @@ import net from "node:net";
 const KINDS: [kind: string, v4: string[], v6: string[]][] = [
   ["unspecified", ["0.0.0.0/8"], ["::/128"]],
   ["loopback", ["127.0.0.0/8"], ["::1/128"]],
+  // IPv4-compatible IPv6 (RFC 4291 2.5.5.1, deprecated): `::127.0.0.1` would otherwise reach IPv4 hosts unjudged.
+  ["ipv4-compatible", [], ["::/96"]],
   ["private", ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10"], []],
   ["link-local", ["169.254.0.0/16"], ["fe80::/10"]],
   ["unique-local", [], ["fc00::/7"]],
@@ -43,4 +45,14 @@ export function nonPublicKind(ip: string): string | null {
 /** True when `ip` (an IPv4 or IPv6 literal, no brackets) is a public unicast address. False for anything else. */
 export function isPublicAddress(ip: string): boolean {
   return nonPublicKind(ip) === null;
+}
+
+/**
+ * True when a delivery may connect to `ip`: a public unicast address, or, when `allowLoopback` (development and test
+ * servers, for local receivers), a loopback one. Private, link-local (cloud metadata), unique-local and the rest are
+ * refused in every mode.
+ */
+export function isDeliverableAddress(ip: string, allowLoopback: boolean): boolean {
+  const kind = nonPublicKind(ip);
+  return kind === null || (allowLoopback && kind === "loopback");
 }

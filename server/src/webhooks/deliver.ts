@@ -4,8 +4,8 @@
  * the first ~1 KB of the response kept for the delivery log. Never throws: every failure becomes a result with an
  * `error` text that says what happened in words a webhook owner understands.
  *
- * Production guard (SSRF): in production mode only `https` targets whose addresses are all public are contacted.
- * The check runs inside the socket's own DNS lookup, on the very addresses it then connects to, so a hostname that
+ * SSRF guard, in every mode: production contacts only `https` targets whose addresses are all public; development
+ * and test servers also contact `http` and loopback targets (local receivers), and nothing else. The check runs inside the socket's own DNS lookup, on the very addresses it then connects to, so a hostname that
  * resolved to a public address when the subscription was created and to a private one now (DNS rebinding) is
  * refused. IP-literal hosts are checked before connecting (no lookup happens for them).
  *
@@ -17,7 +17,7 @@ import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import net from "node:net";
-import { isPublicAddress } from "./address-kind";
+import { isDeliverableAddress } from "./address-kind";
 
 /** What to send. */
 export interface DeliveryRequest {
@@ -30,8 +30,11 @@ export interface DeliveryRequest {
 export interface DeliveryOptions {
   /** The whole attempt (connect, send, response headers) must finish within this many ms. */
   timeoutMs: number;
-  /** Production guard: only `https` targets with public addresses. */
-  publicHttpsOnly: boolean;
+  /**
+   * Production guard: only `https` targets with public addresses. Otherwise (development and test servers) `http`
+   * and loopback addresses are contacted too. Private, link-local and other non-public addresses never are.
+   */
+  production: boolean;
   /** Aborts the attempt early (dispatcher shutdown backstop). */
   signal?: AbortSignal;
 }
@@ -56,33 +59,48 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
 
 const USER_AGENT = "Stageline-Webhooks/1.0";
 
-/**
- * Addresses a production server must never deliver to: loopback, private (RFC 1918, unique-local), link-local,
- * CGNAT, unspecified, multicast, reserved and documentation ranges, and IPv6 forms that embed IPv4 (NAT64, 6to4,
- * Teredo) so none of them can smuggle a private IPv4 address. IPv4-mapped IPv6 is judged by its IPv4 address.
- */
-/** A target refused by the production guard. */
+/** A target refused by the SSRF guard. */
 class RefusedTargetError extends Error {
   readonly code = "ESTAGELINE_REFUSED";
 }
 
-/** `dns.lookup` that fails when any resolved address is not public. Same contract as `net`'s `lookup` option. */
-const publicOnlyLookup: net.LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, "", 0);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused) {
-      return callback(new RefusedTargetError(`refused: ${hostname} resolves to ${refused.address}, which is not a public address (production mode delivers only to public addresses)`), "", 0);
-    }
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+/** What an address must be, and why, for the delivery log: "a public address (production mode ...)". */
+function allowedAddresses(production: boolean): string {
+  return production
+    ? "a public address (production mode delivers only to public addresses)"
+    : "a public or loopback address (development and test servers deliver only to public and loopback addresses)";
+}
 
-// Keep-alive pools, one per protocol and guard mode, so a socket opened without the guard is never reused with it.
-const agents = {
-  open: { http: new http.Agent({ keepAlive: true, timeout: 4_000 }), https: new https.Agent({ keepAlive: true, timeout: 4_000 }) },
-  guarded: { http: new http.Agent({ keepAlive: true, timeout: 4_000 }), https: new https.Agent({ keepAlive: true, timeout: 4_000 }) },
+/**
+ * A `dns.lookup` that fails when any resolved address is not deliverable (`isDeliverableAddress`). Same contract as
+ * `net`'s `lookup` option.
+ */
+function guardedLookup(production: boolean): net.LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, "", 0);
+      const refused = addresses.find((a) => !isDeliverableAddress(a.address, !production));
+      if (refused) {
+        return callback(new RefusedTargetError(`refused: ${hostname} resolves to ${refused.address}, which is not ${allowedAddresses(production)}`), "", 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0].address, addresses[0].family);
+    });
+  };
+}
+
+/** The lookup and keep-alive pools of each guard, so a socket opened under one guard is never reused under the other. */
+const guards = {
+  production: {
+    lookup: guardedLookup(true),
+    http: new http.Agent({ keepAlive: true, timeout: 4_000 }),
+    https: new https.Agent({ keepAlive: true, timeout: 4_000 }),
+  },
+  local: {
+    lookup: guardedLookup(false),
+    http: new http.Agent({ keepAlive: true, timeout: 4_000 }),
+    https: new https.Agent({ keepAlive: true, timeout: 4_000 }),
+  },
 };
 
 /**
@@ -111,20 +129,18 @@ export async function sendAttempt(request: DeliveryRequest, options: DeliveryOpt
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return done({ error: `refused: ${url.protocol} targets are not supported (http or https only)`, permanent: true });
   }
-  if (options.publicHttpsOnly) {
-    if (url.protocol !== "https:") {
-      return done({ error: "refused: production mode delivers only to https targets", permanent: true });
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (net.isIP(host) && !isPublicAddress(host)) {
-      return done({ error: `refused: ${host} is not a public address (production mode delivers only to public addresses)`, permanent: true });
-    }
+  if (options.production && url.protocol !== "https:") {
+    return done({ error: "refused: production mode delivers only to https targets", permanent: true });
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (net.isIP(host) && !isDeliverableAddress(host, !options.production)) {
+    return done({ error: `refused: ${host} is not ${allowedAddresses(options.production)}`, permanent: true });
   }
 
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signals = options.signal ? [timeout, options.signal] : [timeout];
   const isHttps = url.protocol === "https:";
-  const pool = options.publicHttpsOnly ? agents.guarded : agents.open;
+  const guard = options.production ? guards.production : guards.local;
   const body = Buffer.from(request.body, "utf8");
 
   return new Promise<AttemptResult>((resolve) => {
@@ -139,8 +155,8 @@ export async function sendAttempt(request: DeliveryRequest, options: DeliveryOpt
     };
     const req = (isHttps ? https : http).request(url, {
       method: "POST",
-      agent: isHttps ? pool.https : pool.http,
-      lookup: options.publicHttpsOnly ? publicOnlyLookup : undefined,
+      agent: isHttps ? guard.https : guard.http,
+      lookup: guard.lookup,
       headers: {
         ...request.headers,
         "content-type": "application/json",

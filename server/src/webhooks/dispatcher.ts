@@ -285,7 +285,7 @@ export class WebhookDispatcher {
       const signature = signDelivery(d.eventId, attemptedAt, body, d.previousSecret ? [d.secret, d.previousSecret] : [d.secret]);
       result = await sendAttempt(
         { url: d.targetUrl, body, headers: { ...signature, [WEBHOOK_EVENT_HEADER]: d.eventType } },
-        { timeoutMs: this.options.timeoutMs, publicHttpsOnly: this.ctx.config.mode === "production", signal: this.shutdown.signal },
+        { timeoutMs: this.options.timeoutMs, production: this.ctx.config.mode === "production", signal: this.shutdown.signal },
       );
     } catch (err) {
       result = { status: null, durationMs: 0, responseExcerpt: null, retryAfter: null, error: `cannot sign the delivery: ${(err as Error).message}`, permanent: true };

@@ -141,3 +141,16 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     close: () => server.close(),
   };
 }
+
+/**
+ * `startTestServer` with the per-key rate limit raised to `perMinute` (the server reads RATE_LIMIT_PER_MINUTE at
+ * start), for tests that send thousands of requests with one key: fuzzing, the access matrix.
+ */
+export async function startTestServerWithRateLimit(perMinute: number, overrides: Partial<Config> = {}): Promise<TestServer> {
+  process.env.RATE_LIMIT_PER_MINUTE = String(perMinute);
+  try {
+    return await startTestServer(overrides);
+  } finally {
+    delete process.env.RATE_LIMIT_PER_MINUTE;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * The access matrix (issue 12; spec "Authentication", CONTRACT "Errors" and "Scopes and limits"): every endpoint ×
+ * every scope × no key, a revoked key, an expired key, an inactive company, and another company's ids. Each cell
+ * asserts the exact status the contract gives: 401 for a missing, revoked or expired key; 402 for an inactive
+ * subscription; 403 for a missing scope; 404 for another company's ids; the endpoint's success status otherwise.
+ */
+import { SCOPES, type Scope } from "@stageline/shared";
+import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
+
+interface Fixture {
+  itemId: string;
+  taskId: string;
+  pipelineId: string;
+  stageId: string;
+  webhookId: string;
+  deliveryId: string;
+}
+
+interface Endpoint {
+  method: string;
+  path: (f: Fixture) => string;
+  /** The scopes any one of which allows the call; "any" for any valid key. */
+  scopes: Scope[] | "any";
+  /** A valid body for the call (fresh per call). */
+  body?: (f: Fixture) => unknown;
+  /** Status of a successful call. */
+  success: number;
+  /** Whether the path names resources (so another company's ids are 404). */
+  ids: boolean;
+  /** Status for another company's key when the body names this company's resources (422: they do not resolve). */
+  foreignBody?: number;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { method: "GET", path: () => "/me", scopes: "any", success: 200, ids: false },
+  { method: "GET", path: () => "/pipelines", scopes: "any", success: 200, ids: false },
+  { method: "GET", path: (f) => `/pipelines/${f.pipelineId}/stages`, scopes: "any", success: 200, ids: true },
+  { method: "GET", path: (f) => `/pipelines/${f.pipelineId}/stages/${f.stageId}/statuses`, scopes: "any", success: 200, ids: true },
+  { method: "GET", path: (f) => `/pipelines/${f.pipelineId}/fields`, scopes: "any", success: 200, ids: true },
+  { method: "GET", path: () => "/items", scopes: ["items:read"], success: 200, ids: false },
+  { method: "POST", path: () => "/items", scopes: ["items:write"], success: 201, ids: false, foreignBody: 422, body: (f) => ({ name: "Matrix", pipeline_id: f.pipelineId, stage_id: f.stageId }) },
+  { method: "POST", path: () => "/items/check-duplicates", scopes: ["items:read"], success: 200, ids: false, foreignBody: 422, body: (f) => ({ pipeline_id: f.pipelineId, metadata: { email: "m@example.com" } }) },
+  { method: "GET", path: (f) => `/items/${f.itemId}`, scopes: ["items:read"], success: 200, ids: true },
+  { method: "PATCH", path: (f) => `/items/${f.itemId}`, scopes: ["items:write"], success: 200, ids: true, body: () => ({ name: `Renamed ${Math.random()}` }) },
+  { method: "GET", path: () => "/tasks", scopes: ["tasks:read"], success: 200, ids: false },
+  { method: "POST", path: () => "/tasks", scopes: ["tasks:write"], success: 201, ids: false, body: () => ({ title: "Call", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" }) },
+  { method: "GET", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:read"], success: 200, ids: true },
+  { method: "PATCH", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:write"], success: 200, ids: true, body: () => ({ title: `Call ${Math.random()}` }) },
+  { method: "GET", path: () => "/webhooks/sample/items", scopes: ["hooks:manage", "items:read"], success: 200, ids: false },
+  { method: "GET", path: () => "/webhooks/sample/tasks", scopes: ["hooks:manage", "tasks:read"], success: 200, ids: false },
+  { method: "POST", path: () => "/webhooks", scopes: ["hooks:manage"], success: 201, ids: false, body: () => ({ target_url: "http://127.0.0.1:9/matrix", event: "task.created" }) },
+  { method: "GET", path: () => "/webhooks", scopes: ["hooks:manage"], success: 200, ids: false },
+  { method: "POST", path: (f) => `/webhooks/${f.webhookId}/rotate-secret`, scopes: ["hooks:manage"], success: 200, ids: true },
+  { method: "GET", path: (f) => `/webhooks/${f.webhookId}/deliveries`, scopes: ["hooks:manage"], success: 200, ids: true },
+  { method: "POST", path: (f) => `/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`, scopes: ["hooks:manage"], success: 202, ids: true },
+  { method: "DELETE", path: (f) => `/webhooks/${f.webhookId}`, scopes: ["hooks:manage"], success: 204, ids: true },
+];
+
+describe("access matrix", () => {
+  let t: TestServer;
+  let other: { companyId: string; apiKey: string };
+  let keys: { revoked: string; expired: string; inactive: string; byScope: Record<Scope, string> };
+
+  /** Fresh resources of the main company (a DELETE or rotation in one cell must not affect the next). */
+  async function fixture(): Promise<Fixture> {
+    const stage = t.pipeline.stages[0]!;
+    const hook = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/matrix", event: "item.created" });
+    const item = await t.request("POST", "/v1/ext/items", { name: "Matrix item", pipeline_id: t.pipeline.id, stage_id: stage.id });
+    const task = await t.request("POST", "/v1/ext/tasks", { title: "Matrix task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" });
+    const delivery = await t.server.ctx.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: hook.body.id } });
+    return { itemId: item.body.item_id, taskId: task.body.task_id, pipelineId: t.pipeline.id, stageId: stage.id, webhookId: hook.body.id, deliveryId: delivery.id };
+  }
+
+  async function call(e: Endpoint, key: string | null, f: Fixture) {
+    return t.request(e.method, `/v1/ext${e.path(f)}`, e.body?.(f), key);
+  }
+
+  beforeAll(async () => {
+    t = await startTestServerWithRateLimit(100_000);
+    other = await t.newCompany("Other Co");
+    const revoked = await t.newKey();
+    await t.server.ctx.prisma.apiKey.update({ where: { id: revoked.id }, data: { revokedAt: new Date() } });
+    const expired = await t.newKey(undefined, { expiresAt: new Date(Date.now() - 1_000) });
+    const inactive = await t.newCompany("Lapsed Co");
+    await t.server.ctx.prisma.company.update({ where: { id: inactive.companyId }, data: { subscriptionActive: false } });
+    const byScope = {} as Record<Scope, string>;
+    for (const scope of SCOPES) byScope[scope] = (await t.newKey([scope])).key;
+    keys = { revoked: revoked.key, expired: expired.key, inactive: inactive.apiKey, byScope };
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ itemId: "{item}", taskId: "{task}", pipelineId: "{pipeline}", stageId: "{stage}", webhookId: "{webhook}", deliveryId: "{delivery}" })}`, e] as const))(
+    "%s",
+    (_name, e) => {
+      it("401 without a key, with a revoked or an expired key; 402 for an inactive company", async () => {
+        const f = await fixture();
+        expect((await call(e, null, f)).status).toBe(401);
+        expect((await call(e, keys.revoked, f)).status).toBe(401);
+        expect((await call(e, keys.expired, f)).status).toBe(401);
+        expect((await call(e, keys.inactive, f)).status).toBe(402);
+      });
+
+      it.each([...SCOPES])("with only %s: success if that scope allows the call, else 403", async (scope) => {
+        const f = await fixture();
+        const allowed = e.scopes === "any" || e.scopes.includes(scope);
+        const res = await call(e, keys.byScope[scope], f);
+        expect({ status: res.status, code: res.body?.code }).toEqual(allowed ? { status: e.success, code: undefined } : { status: 403, code: "insufficient_scope" });
+      });
+
+      const foreign = e.ids ? "404 not_found" : e.foreignBody ? "422 invalid_reference" : "its own data";
+      it(`answers another company's all-scope key with ${foreign}`, async () => {
+        const f = await fixture();
+        const res = await call(e, other.apiKey, f);
+        if (e.ids) expect({ status: res.status, code: res.body?.code }).toEqual({ status: 404, code: "not_found" });
+        else if (e.foreignBody) expect({ status: res.status, code: res.body?.code }).toEqual({ status: e.foreignBody, code: "invalid_reference" });
+        else expect(res.status).toBe(e.success);
+      });
+    },
+  );
+});
