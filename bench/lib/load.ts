@@ -23,6 +23,8 @@ export interface LoadOptions {
    * autocannon's own `idReplacement` rewrites the body after the length is computed and breaks every request.)
    */
   uniqueIds?: boolean;
+  /** With `uniqueIds`: also send a unique `Idempotency-Key` per request (CONTRACT "Idempotency"). */
+  idempotencyKeys?: boolean;
   /**
    * Per-connection setup (e.g. give each connection its own item and version). Requests it installs should pass
    * their responses to `seen` so a failure can be quoted.
@@ -69,7 +71,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const template = options.body;
     const inner = setupRequest;
     setupRequest = (req, context) => {
-      const withBody = { ...req, body: template.replace(/\[<id>\]/g, `${runId}${(++idCounter).toString(36)}`) };
+      const id = `${runId}${(++idCounter).toString(36)}`;
+      const withBody = { ...req, body: template.replace(/\[<id>\]/g, id) };
+      if (options.idempotencyKeys) withBody.headers = { ...req.headers, "Idempotency-Key": `bench-${id}` };
       return inner ? inner(withBody, context) : withBody;
     };
   }

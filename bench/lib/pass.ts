@@ -521,7 +521,11 @@ export class BenchPass {
     });
   }
 
-  /** Issue item 2: POST /v1/ext/items (with its outbox event) vs a bare INSERT of the same row. */
+  /**
+   * Issue item 2: POST /v1/ext/items (with its outbox event) vs a bare INSERT of the same row; and (issue 12) the same
+   * create with a new `Idempotency-Key` per request (the key's lock, lookup and stored response in the same
+   * statement) vs without, in alternating rounds.
+   */
   private async measureCreate(): Promise<void> {
     const body = this.createBody();
     const probe = await this.api.expect<{ item_id: string }>(201, "POST", "/v1/ext/items", JSON.parse(body.replace(/\[<id>\]/g, "probe")));
@@ -531,18 +535,30 @@ export class BenchPass {
       const serverRounds: LoadResult[] = [];
       const bareOpts = { url: this.baseline!.url, method: "POST" as const, path: "/items", body, uniqueIds: true };
       const serverOpts = { url: this.api.baseUrl, method: "POST" as const, path: "/v1/ext/items", body, uniqueIds: true, headers: this.headers };
+      const keyedRounds: LoadResult[] = [];
+      const keyedOpts = { ...serverOpts, idempotencyKeys: true };
       for (let r = 0; r < this.o.rounds; r++) {
         bareRounds.push(await this.load(`bare insert, round ${r + 1}`, bareOpts, r === 0));
         serverRounds.push(await this.load(`server create, round ${r + 1}`, serverOpts, r === 0));
+        keyedRounds.push(await this.load(`server create with Idempotency-Key, round ${r + 1}`, keyedOpts, r === 0));
       }
       const b = combineRounds(bareRounds);
       const s = combineRounds(serverRounds);
+      const k = combineRounds(keyedRounds);
       this.figures.push(
         { item: 2, metric: "Create (with outbox event): server", value: s.reqPerSec, display: `${rps(s.reqPerSec)} (${this.latencyText(s)})` },
         { item: 2, metric: "Create: bare Express + INSERT, no auth", value: b.reqPerSec, display: `${rps(b.reqPerSec)} (${this.latencyText(b)})` },
         { item: 2, metric: "Create: server / bare throughput", value: s.reqPerSec / b.reqPerSec, display: ratio(s.reqPerSec / b.reqPerSec), target: { op: ">=", limit: 0.6, text: "≥ 0.60x" } },
+        { item: 2, metric: "Create with a new Idempotency-Key each: server", value: k.reqPerSec, display: `${rps(k.reqPerSec)} (${this.latencyText(k)})` },
+        {
+          item: 2,
+          metric: "Create with key / create without key (throughput)",
+          value: k.reqPerSec / s.reqPerSec,
+          display: ratio(k.reqPerSec / s.reqPerSec),
+          target: { op: ">=", limit: 0.85, text: "≥ 0.85x" },
+        },
       );
-      this.roundsTable("Create", bareRounds, serverRounds, "no webhook subscriptions yet: each create writes its outbox event, no deliveries");
+      this.roundsTable("Create", bareRounds, serverRounds, "no webhook subscriptions yet: each create writes its outbox event, no deliveries", keyedRounds);
     });
   }
 
@@ -858,7 +874,7 @@ export class BenchPass {
     );
   }
 
-  private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string): void {
+  private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string, keyed: LoadResult[] = []): void {
     const row = (who: string, r: LoadResult, i: number) =>
       `| ${name} | ${who} | ${i + 1} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.ok} | ${r.non2xx + r.errors} |`;
     this.details.push(
@@ -867,7 +883,7 @@ export class BenchPass {
       "",
       "| Measure | Handler | Round | req/s | p50 ms | p99 ms | 2xx | failed |",
       "|---|---|---|---|---|---|---|---|",
-      ...bare.flatMap((b, i) => [row("bare", b, i), row("server", server[i]!, i)]),
+      ...bare.flatMap((b, i) => [row("bare", b, i), row("server", server[i]!, i), ...(keyed[i] ? [row("server, Idempotency-Key", keyed[i]!, i)] : [])]),
       "",
     );
   }

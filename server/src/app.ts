@@ -1,12 +1,14 @@
 /**
  * The Express application: body parsing (1 MiB), request logging, API-key auth, the per-key rate limit, the
- * `/v1/ext` routers, the admin API, the console (`/console`, console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
+ * `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
+ * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
 import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
+import { docsRouter } from "./http/docs-page";
 import { bodyTimeout } from "./http/body-timeout";
 import { notFoundHandler } from "./http/not-found";
 import { refuseNulInJson, refuseNulInUrl } from "./http/nul-characters";
@@ -16,6 +18,7 @@ import { adminRouter } from "./admin/admin-routes";
 import { consoleRouter } from "./console";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
+import { openApiRouter } from "./routes/openapi";
 import { pipelinesRouter } from "./routes/pipelines";
 import { tasksRouter } from "./routes/tasks";
 import { webhooksRouter } from "./routes/webhooks";
@@ -41,6 +44,9 @@ export function createApp(ctx: AppContext): Express {
 
   app.use("/console", consoleRouter(ctx));
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));
+  // The API reference: no key, not rate-limited per key (CONTRACT "Reference").
+  app.use(docsRouter());
+  app.use("/v1/ext", openApiRouter());
 
   const ext = express.Router();
   const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit);

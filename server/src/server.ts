@@ -1,6 +1,6 @@
 /**
  * Starts a complete Stageline server: opens the database (PGlite or PostgreSQL), applies migrations, seeds the
- * demo company on an empty database, starts the webhook dispatcher and listens. Used by `main.ts`, the tests and
+ * demo company on an empty database, starts the webhook dispatcher and the purge of expired idempotency keys, and listens. Used by `main.ts`, the tests and
  * the benchmarks alike.
  */
 import crypto from "node:crypto";
@@ -15,6 +15,7 @@ import { openDatabase, type Database } from "./db/database";
 import { applyMigrations } from "./db/migrations";
 import { createLogger } from "./logger";
 import { seedDemoIfEmpty } from "./seed/demo";
+import { startIdempotencyPurge } from "./services/idempotency";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
 import { RATE_LIMIT } from "@stageline/shared";
 
@@ -84,6 +85,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       });
     });
     dispatcher.start();
+    const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
     const port = (server.address() as AddressInfo).port;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     const url = `http://${host}:${port}`;
@@ -100,6 +102,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
           server.closeIdleConnections();
         });
         await dispatcher!.stop();
+        await purge.stop();
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();
       })());

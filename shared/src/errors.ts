@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   "version_conflict",
   "invalid_reference",
   "payload_too_large",
+  "idempotency_key_reused",
+  "idempotency_key_in_use",
   "request_timeout",
   "internal",
 ] as const;
@@ -29,7 +31,7 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
 
 /**
  * CONTRACT "Errors" and spec "Errors": the HTTP status of each problem code
- * (401, 402, 403, 429 are the spec's; the rest are the contract's).
+ * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -41,6 +43,8 @@ export const PROBLEM_STATUS = {
   version_conflict: 409,
   invalid_reference: 422,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
+  idempotency_key_in_use: 409,
   request_timeout: 408,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
@@ -56,6 +60,8 @@ export const PROBLEM_TITLES = {
   version_conflict: "Version conflict",
   invalid_reference: "Invalid reference",
   payload_too_large: "Payload too large",
+  idempotency_key_reused: "Idempotency key reused",
+  idempotency_key_in_use: "Idempotency key in use",
   request_timeout: "Request timeout",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;

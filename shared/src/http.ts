@@ -21,3 +21,28 @@ export const RETRY_AFTER_HEADER = "Retry-After";
 
 /** CONTRACT "Lists": the next page URL travels in an RFC 8288 `Link: <...>; rel="next"` header. */
 export const LINK_HEADER = "Link";
+
+/** CONTRACT "Idempotency" (draft-ietf-httpapi-idempotency-key-header): the request header of a retry-safe create. */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+
+/** CONTRACT "Idempotency": `true` on a response replayed from an earlier request with the same key. */
+export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
+
+/** CONTRACT "Idempotency": how long a key and its stored response are kept, in seconds (24 hours). */
+export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+
+/** CONTRACT "Idempotency": a key is 1..255 printable ASCII characters (space to tilde). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+
+/** Type guard: is `value` a valid `Idempotency-Key` value ({@link IDEMPOTENCY_KEY_PATTERN})? */
+export function isIdempotencyKey(value: unknown): value is string {
+  return typeof value === "string" && IDEMPOTENCY_KEY_PATTERN.test(value);
+}
+
+/**
+ * CONTRACT "Responses": the `Location` of a created resource, e.g. `resourceLocation("items", id)` ->
+ * `/v1/ext/items/{id}` (the id percent-encoded).
+ */
+export function resourceLocation(collection: "items" | "tasks", id: string): string {
+  return `${API_BASE_PATH}/${collection}/${encodeURIComponent(id)}`;
+}

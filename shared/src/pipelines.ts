@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CustomFieldTypeSchema } from "./blueprint";
 
 /** Spec "Pipeline, stage, status": a pipeline of the company (GET /v1/ext/pipelines). */
 export const PipelineSchema = z.object({
@@ -24,3 +25,17 @@ export const StatusSchema = z.object({
 });
 /** A status. */
 export type Status = z.infer<typeof StatusSchema>;
+
+/**
+ * ADDITIVE endpoint GET /v1/ext/pipelines/{pipeline_id}/fields (CONTRACT: additions are additive): one custom field of
+ * the pipeline blueprint, `{ key, label, type, required, options? }` with `required` always a boolean, in blueprint order.
+ */
+export const PipelineFieldSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  type: CustomFieldTypeSchema,
+  required: z.boolean(),
+  options: z.array(z.string()).optional(),
+});
+/** A custom field as listed by GET /pipelines/{pipeline_id}/fields. */
+export type PipelineField = z.infer<typeof PipelineFieldSchema>;

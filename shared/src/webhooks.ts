@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { httpUrlField, strictBody, textField } from "./fields";
+import { httpUrlField, queryParam, strictBody, textField } from "./fields";
 import { ItemSchema } from "./items";
+import { PageQuerySchema } from "./pagination";
 import { TaskSchema } from "./tasks";
 
 const timestamp = z.iso.datetime({ offset: true });
@@ -112,6 +113,16 @@ export const EVENT_RESOURCES = {
 export const DELIVERY_STATES = ["pending", "succeeded", "failed"] as const;
 /** A delivery state. */
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * CONTRACT "Events and deliveries" + "Lists": query of GET /v1/ext/webhooks/{webhook_id}/deliveries, the paging
+ * parameters plus an optional `state` filter (empty counts as absent).
+ */
+export const DeliveryListQuerySchema = PageQuerySchema.extend({
+  state: queryParam(z.enum(DELIVERY_STATES, { error: `state must be one of: ${DELIVERY_STATES.join(", ")}.` }).optional()),
+});
+/** Parsed query of GET /v1/ext/webhooks/{webhook_id}/deliveries. */
+export type DeliveryListQuery = z.infer<typeof DeliveryListQuerySchema>;
 
 /** CONTRACT "Events and deliveries" (every attempt is recorded): one attempt of a delivery. */
 export const WebhookDeliveryAttemptSchema = z.object({

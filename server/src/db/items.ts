@@ -8,6 +8,16 @@ import { ITEM_INCLUDE, type ItemRecord } from "./item-record";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "./json-slot";
 import { fanOutCtes } from "./outbox";
+import {
+  advisoryLockId,
+  deleteExpiredKey,
+  isStoredKeyConflict,
+  STORED_COLUMNS,
+  toStoredResponse,
+  type IdempotencyClaim,
+  type StoredResponse,
+  type StoredRow,
+} from "./idempotency";
 import { query } from "./sql";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -215,21 +225,89 @@ export interface ItemEventToInsert {
  * - The payload is stored in the `json` column as given with the short id spliced in, so its key order is kept.
  * - The deliveries are queued by db/outbox.ts `fanOutCtes`, the same fan-out as `fanOutEvent` (subscriptions read
  *   `FOR KEY SHARE`).
+ * - With `idempotency` (CONTRACT "Idempotency"), the SAME statement first takes the key's advisory lock without
+ *   waiting (db/idempotency.ts) and reads its stored response; only when the lock is taken and nothing is stored does
+ *   it insert, and then it also stores the 201 response (the event payload's text: the Item as returned) with
+ *   `location`. Still one round trip. A response stored by a concurrent statement after this one's snapshot makes the
+ *   key's primary key refuse the insert: the statement then runs again (after deleting an expired row of the key).
  * @returns the item's short id and how many deliveries were queued; `shortId` null (and nothing written) when the
- * pipeline is not the company's.
+ * pipeline is not the company's, or with `idempotency` when the key is in use (`inUse`) or has a stored response
+ * (`stored`).
  * @throws the database error when a constraint fails (nothing is written then).
  */
 export async function insertItemWithEvent(
   prisma: PrismaClient,
   item: ItemToInsert,
   event: ItemEventToInsert,
-): Promise<{ shortId: string | null; deliveries: number }> {
-  const rows = await query<{ short_id: string | null; deliveries: number }>(
-    prisma,
-    `WITH short AS (
-       SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
-       FROM pipelines p WHERE p.id = $3 AND p.company_id = $2
-     ), new_item AS (
+  idempotency?: { claim: IdempotencyClaim; location: string },
+): Promise<{ shortId: string | null; deliveries: number; inUse?: boolean; stored?: StoredResponse }> {
+  const params: unknown[] = [
+    item.id,
+    item.companyId,
+    item.pipelineId,
+    item.stageId,
+    item.statusId,
+    item.name,
+    item.contactId,
+    item.source,
+    JSON.stringify(item.metadata),
+    item.createdAt,
+    event.id,
+    event.type,
+    event.payload.before,
+    event.payload.after,
+  ];
+  if (!idempotency) {
+    const rows = await query<{ short_id: string | null; deliveries: number }>(
+      prisma,
+      `WITH short AS (
+         SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
+         FROM pipelines p WHERE p.id = $3 AND p.company_id = $2
+       ), ${INSERT_ITEM_CTES}
+       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
+      params,
+      { name: "insert-item-with-event" },
+    );
+    return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
+  }
+  const { claim, location } = idempotency;
+  params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const rows = await query<{ short_id: string | null; deliveries: number; got: boolean } & Partial<StoredRow>>(
+        prisma,
+        `WITH claim AS MATERIALIZED (
+           SELECT pg_try_advisory_xact_lock(${advisoryLockId("$2", "$15")}) AS got
+         ), prior AS MATERIALIZED (
+           SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $2 AND key = $15 AND expires_at > now()
+         ), short AS (
+           SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
+           FROM pipelines p
+           WHERE p.id = $3 AND p.company_id = $2 AND (SELECT got FROM claim) AND NOT EXISTS (SELECT 1 FROM prior)
+         ), ${INSERT_ITEM_CTES}, stored AS (
+           INSERT INTO idempotency_keys (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
+           SELECT $2, $15, $16, 201, $13 || to_json(new_item.short_id)::text || $14, $17, now(), now() + make_interval(secs => $18::int)
+           FROM new_item
+         )
+         SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+           (SELECT got FROM claim) AS got, prior.request_hash, prior.status, prior.response_body, prior.location
+         FROM (SELECT 1) AS one LEFT JOIN prior ON true`,
+        params,
+        { name: "insert-item-with-event-idempotent" },
+      );
+      const row = rows[0]!;
+      if (!row.got) return { shortId: null, deliveries: 0, inUse: true };
+      if (row.request_hash != null) return { shortId: null, deliveries: 0, stored: toStoredResponse(row as StoredRow) };
+      return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0) };
+    } catch (err) {
+      if (attempt >= 3 || !isStoredKeyConflict(err)) throw err;
+      await deleteExpiredKey(prisma, claim);
+    }
+  }
+}
+
+/** The CTEs that insert the item (from `short`), its event and the event's deliveries (`queued`). */
+const INSERT_ITEM_CTES = `new_item AS (
        INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata,
          version, created_at, updated_at)
        SELECT $1, $2, $3, $4, $5, short.short_id, $6, $7, $8, $9::jsonb, 1, $10::timestamptz, $10::timestamptz FROM short
@@ -238,28 +316,7 @@ export async function insertItemWithEvent(
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
        SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item
        RETURNING id, type, seq
-     ), ${fanOutCtes("new_event", "$2")}
-     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
-    [
-      item.id,
-      item.companyId,
-      item.pipelineId,
-      item.stageId,
-      item.statusId,
-      item.name,
-      item.contactId,
-      item.source,
-      JSON.stringify(item.metadata),
-      item.createdAt,
-      event.id,
-      event.type,
-      event.payload.before,
-      event.payload.after,
-    ],
-    { name: "insert-item-with-event" },
-  );
-  return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
-}
+     ), ${fanOutCtes("new_event", "$2")}`;
 
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */
 export interface ItemColumns {

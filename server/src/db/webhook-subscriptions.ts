@@ -72,22 +72,21 @@ export interface NewSubscription {
 }
 
 /**
+/**
  * Inserts a subscription unless the company already has `max` of them (REST hooks and console endpoints count
- * together). The company row is locked (`SELECT ... FOR UPDATE`) while counting and inserting, so concurrent
- * subscribes cannot overshoot the limit.
+ * together), in the caller's transaction `tx`. The company row is locked (`SELECT ... FOR UPDATE`) until `tx` ends
+ * while counting and inserting, so concurrent subscribes cannot overshoot the limit.
  * @returns the new row, or `{ limitReached: true }` when the company is at the limit.
  */
 export async function insertSubscriptionWithinLimit(
-  prisma: PrismaClient,
+  tx: Prisma.TransactionClient,
   data: NewSubscription,
   max: number,
 ): Promise<SubscriptionRow | { limitReached: true }> {
-  return prisma.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR UPDATE`;
-    const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId } });
-    if (count >= max) return { limitReached: true as const };
-    return tx.webhookSubscription.create({ data, select: PUBLIC_SELECT });
-  });
+  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR UPDATE`;
+  const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId } });
+  if (count >= max) return { limitReached: true as const };
+  return tx.webhookSubscription.create({ data, select: PUBLIC_SELECT });
 }
 
 interface SubscriptionSqlRow {

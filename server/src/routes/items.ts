@@ -4,7 +4,8 @@
  *   `q`, `created_after`, `updated_after` (CONTRACT "Lists");
  *   `limit` (1..500, default 100) and `cursor`, with `Link: <...>; rel="next"` while more remain.
  * - GET /items/:item_id (items:read): one `Item`.
- * - POST /items (items:write): `ItemCreate` body; `201`, the `Item`, `Location: /v1/ext/items/{item_id}`.
+ * - POST /items (items:write): `ItemCreate` body; `201`, the `Item`, `Location: /v1/ext/items/{item_id}`; takes an
+ *   `Idempotency-Key` (CONTRACT "Idempotency", http/idempotency.ts).
  * - PATCH /items/:item_id (items:write): `ItemUpdate` body; `200`, the `Item`.
  * - POST /items/check-duplicates (items:read): `DuplicateCheck` body; `200`, `DuplicateMatch[]` best match first.
  * Bodies and queries are parsed with the contract schemas (400 listing every failing field); domain rules live in
@@ -12,7 +13,6 @@
  */
 import { Router } from "express";
 import {
-  API_BASE_PATH,
   DuplicateCheckSchema,
   ItemCreateSchema,
   ItemListQuerySchema,
@@ -20,9 +20,11 @@ import {
   type DuplicateMatch,
   type Item,
   parseInput,
+  resourceLocation,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { checkDuplicates } from "../services/duplicates";
 import { toItemResponse } from "../services/item-format";
@@ -54,11 +56,15 @@ export function itemsRouter(ctx: AppContext): Router {
     res.json(body);
   });
 
-  router.post("/items", write, async (req, res) => {
-    const input = parseInput(ItemCreateSchema, req.body);
-    const body: Item = await service.createItem(ctx, authOf(req).company.id, input);
-    res.status(201).location(`${API_BASE_PATH}/items/${encodeURIComponent(body.item_id)}`).json(body);
-  });
+  router.post(
+    "/items",
+    write,
+    idempotentCreate(ctx, async (req, claim) => {
+      const input = parseInput(ItemCreateSchema, req.body);
+      const body: Item = await service.createItem(ctx, authOf(req).company.id, input, claim);
+      return { status: 201, body, location: resourceLocation("items", body.item_id) };
+    }),
+  );
 
   router.patch<ItemPath>("/items/:item_id", write, async (req, res) => {
     const input = parseInput(ItemUpdateSchema, req.body);

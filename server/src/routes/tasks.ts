@@ -3,9 +3,10 @@
  * writes `tasks:write`. Thin: parse with the contract schema, call services/tasks, shape the response.
  */
 import { Router } from "express";
-import { API_BASE_PATH, parseInput, TaskCreateSchema, TaskListQuerySchema, TaskUpdateSchema, type Task } from "@stageline/shared";
+import { parseInput, resourceLocation, TaskCreateSchema, TaskListQuerySchema, TaskUpdateSchema, type Task } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
 import { toTaskResponse } from "../services/task-format";
@@ -13,7 +14,10 @@ import { toTaskResponse } from "../services/task-format";
 /** Path parameters of /tasks/:task_id. */
 type TaskPath = { task_id: string };
 
-/** GET /tasks, GET /tasks/:task_id, POST /tasks (201 + Location), PATCH /tasks/:task_id (200). */
+/**
+ * GET /tasks, GET /tasks/:task_id, POST /tasks (201 + Location; takes an `Idempotency-Key`, CONTRACT "Idempotency"),
+ * PATCH /tasks/:task_id (200).
+ */
 export function tasksRouter(ctx: AppContext): Router {
   const router = Router();
 
@@ -29,12 +33,16 @@ export function tasksRouter(ctx: AppContext): Router {
     res.json(body);
   });
 
-  router.post("/tasks", requireScope("tasks:write"), async (req, res) => {
-    const input = parseInput(TaskCreateSchema, req.body);
-    const auth = authOf(req);
-    const body: Task = await createTask(ctx, auth.company.id, auth.keyId, input);
-    res.status(201).location(`${API_BASE_PATH}/tasks/${encodeURIComponent(body.task_id)}`).json(body);
-  });
+  router.post(
+    "/tasks",
+    requireScope("tasks:write"),
+    idempotentCreate(ctx, async (req, claim) => {
+      const input = parseInput(TaskCreateSchema, req.body);
+      const auth = authOf(req);
+      const body: Task = await createTask(ctx, auth.company.id, auth.keyId, input, claim);
+      return { status: 201, body, location: resourceLocation("tasks", body.task_id) };
+    }),
+  );
 
   router.patch<TaskPath>("/tasks/:task_id", requireScope("tasks:write"), async (req, res) => {
     const input = parseInput(TaskUpdateSchema, req.body);

@@ -4,9 +4,8 @@
  * `tasks:read` (tasks) also open. Thin: parse with the contract schema, call the service, shape the response.
  */
 import { Router } from "express";
-import { z } from "zod";
 import {
-  DELIVERY_STATES,
+  DeliveryListQuerySchema,
   PageQuerySchema,
   SAMPLE_RESOURCES,
   WebhookSubscribeSchema,
@@ -18,6 +17,7 @@ import {
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { domainError } from "../services/errors";
 import { assertScope } from "../services/api-keys";
@@ -33,14 +33,6 @@ import {
   unsubscribe,
 } from "../services/webhook-subscriptions";
 
-/** Query of GET /webhooks/{webhook_id}/deliveries: the paging parameters plus an optional `state` filter. */
-const DeliveryListQuerySchema = PageQuerySchema.extend({
-  state: z.preprocess(
-    (value) => (value === "" ? undefined : value),
-    z.enum(DELIVERY_STATES, { error: `state must be one of: ${DELIVERY_STATES.join(", ")}.` }).optional(),
-  ),
-});
-
 /** The scope besides `hooks:manage` that opens each sample (CONTRACT.md "Scopes and limits"). */
 const SAMPLE_READ_SCOPE = { items: "items:read", tasks: "tasks:read" } as const satisfies Record<SampleResource, string>;
 
@@ -53,7 +45,7 @@ function isSampleResource(value: string): value is SampleResource {
 }
 
 /**
- * POST /webhooks (201), GET /webhooks, DELETE /webhooks/:webhook_id (204), POST /webhooks/:webhook_id/rotate-secret,
+ * POST /webhooks (201; takes an `Idempotency-Key`, CONTRACT "Idempotency"), GET /webhooks, DELETE /webhooks/:webhook_id (204), POST /webhooks/:webhook_id/rotate-secret,
  * GET /webhooks/sample/:resource, GET /webhooks/:webhook_id/deliveries and
  * POST /webhooks/:webhook_id/deliveries/:delivery_id/redeliver (202).
  */
@@ -70,11 +62,15 @@ export function webhooksRouter(ctx: AppContext): Router {
     res.json(await samplePayload(ctx, auth.company.id, auth.keyId, resource));
   });
 
-  router.post("/webhooks", requireScope("hooks:manage"), async (req, res) => {
-    const input = parseInput(WebhookSubscribeSchema, req.body);
-    const body: WebhookSubscriptionCreated = await subscribe(ctx, authOf(req).company.id, input);
-    res.status(201).json(body);
-  });
+  router.post(
+    "/webhooks",
+    requireScope("hooks:manage"),
+    idempotentCreate(ctx, async (req, claim) => {
+      const input = parseInput(WebhookSubscribeSchema, req.body);
+      const body: WebhookSubscriptionCreated = await subscribe(ctx, authOf(req).company.id, input, claim);
+      return { status: 201, body };
+    }),
+  );
 
   router.get("/webhooks", requireScope("hooks:manage"), async (req, res) => {
     const query = parseInput(PageQuerySchema, req.query, "query string");

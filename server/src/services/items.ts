@@ -12,12 +12,14 @@ import {
   type ItemCreate,
   type ItemListQuery,
   type ItemUpdate,
+  resourceLocation,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as items from "../db/items";
 import * as pipelines from "../db/pipelines";
 import { domainError, notFound } from "./errors";
+import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { uuidv7 } from "../db/webhook-dispatch";
 import type { ItemRecord } from "../db/item-record";
 import { readBlueprint, toItemResponse } from "./item-format";
@@ -75,11 +77,14 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
  * outbox event (payload = the returned Item) and the event's deliveries are written in ONE atomic statement
  * (db/items.ts `insertItemWithEvent`); the dispatcher is woken afterwards. Id (uuid v7) and timestamps come from
  * the app.
+ * With an idempotency `claim` (CONTRACT "Idempotency") the same statement also stores the 201 response under the key.
  * @returns the new item in the Item format.
  * @throws DomainError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
- * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field.
+ * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field;
+ * with a claim, StoredResponseFound when the key has a stored response, 409 `idempotency_key_in_use` while another
+ * request holds it (nothing is written then).
  */
-export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate): Promise<Item> {
+export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate, claim?: IdempotencyClaim): Promise<Item> {
   let pipeline = await pipelines.findPipelineStructure(ctx.prisma, companyId, input.pipeline_id);
   if (!pipeline) throw unknownPipeline(input.pipeline_id);
   const request = { stageId: input.stage_id, statusId: input.status_id };
@@ -109,7 +114,7 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
     status: placement.value.status,
   };
   const created = toItemResponse(record);
-  const { shortId } = await items.insertItemWithEvent(
+  const { shortId, inUse, stored } = await items.insertItemWithEvent(
     ctx.prisma,
     {
       id: record.id,
@@ -124,7 +129,10 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
       createdAt: now,
     },
     { id: uuidv7(now.getTime()), type: "item.created", payload: jsonAroundSlot(created, SHORT_ID_SLOT) },
+    claim && { claim, location: resourceLocation("items", record.id) },
   );
+  if (inUse) throw keyInUse();
+  if (stored) throw new StoredResponseFound(stored);
   if (shortId === null) {
     // The pipeline went away after the cached structure was read: forget the copy and answer as for an unknown one.
     await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);

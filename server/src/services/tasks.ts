@@ -4,11 +4,20 @@
  * `completed_at` rules and the outbox events (`task.created`, `task.updated`, `task.completed`) written in the same
  * transaction as the change.
  */
-import { decodeKeysetCursor, type EventName, type Task, type TaskCreate, type TaskListQuery, type TaskUpdate } from "@stageline/shared";
+import {
+  decodeKeysetCursor,
+  resourceLocation,
+  type EventName,
+  type Task,
+  type TaskCreate,
+  type TaskListQuery,
+  type TaskUpdate,
+} from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as db from "../db/tasks";
 import type { Prisma, Task as TaskRow } from "../generated/prisma/client";
 import { domainError, notFound } from "./errors";
+import { inIdempotentTransaction, type IdempotencyClaim } from "./idempotency";
 import { recordEvent } from "../webhooks/outbox";
 import { toTaskResponse } from "./task-format";
 
@@ -48,13 +57,23 @@ export async function getTask(ctx: AppContext, companyId: string, taskId: string
  * `priority` defaults to `none` and `task_type` to `to_do`; `is_completed: true` sets `completed_at` to now.
  * Records `task.created` (and `task.completed` when created completed) in the same transaction, then wakes the
  * dispatcher.
+ * With an idempotency `claim` (CONTRACT "Idempotency") the transaction first takes the key and last stores the 201
+ * response under it (services/idempotency.ts `inIdempotentTransaction`).
  * @returns the stored task in the Task format.
- * @throws DomainError 422 `invalid_reference` when `item_id` is not an item of the company.
+ * @throws DomainError 422 `invalid_reference` when `item_id` is not an item of the company; with a claim,
+ *   StoredResponseFound or 409 `idempotency_key_in_use` (nothing is written then).
  */
-export async function createTask(ctx: AppContext, companyId: string, apiKeyId: string, input: TaskCreate): Promise<Task> {
+export async function createTask(
+  ctx: AppContext,
+  companyId: string,
+  apiKeyId: string,
+  input: TaskCreate,
+  claim?: IdempotencyClaim,
+): Promise<Task> {
   const now = new Date();
   const isCompleted = input.is_completed ?? false;
-  const task = await ctx.prisma.$transaction(async (tx) => {
+  const respond = (created: Task) => ({ status: 201, body: JSON.stringify(created), location: resourceLocation("tasks", created.task_id) });
+  const task = await inIdempotentTransaction(ctx.prisma, claim, async (tx) => {
     if (input.item_id) await assertItemOfCompany(tx, companyId, input.item_id);
     const row = await db.insertTask(tx, {
       companyId,
@@ -77,7 +96,7 @@ export async function createTask(ctx: AppContext, companyId: string, apiKeyId: s
     const created = toTaskResponse(row);
     await recordTaskEvents(tx, companyId, created, isCompleted ? ["task.created", "task.completed"] : ["task.created"]);
     return created;
-  });
+  }, respond);
   ctx.eventsCommitted();
   return task;
 }

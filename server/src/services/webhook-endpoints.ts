@@ -144,10 +144,12 @@ function checkEndpointInput(ctx: AppContext, input: EndpointInput): EventName[] 
  */
 export async function createEndpoint(ctx: AppContext, by: EndpointManager, input: EndpointInput): Promise<subscriptions.SubscriptionRow> {
   const events = checkEndpointInput(ctx, input);
-  const result = await subscriptions.insertSubscriptionWithinLimit(
-    ctx.prisma,
-    { companyId: by.companyId, targetUrl: input.target_url, description: input.description, events, origin: "console", secret: generateWebhookSecret() },
-    MAX_SUBSCRIPTIONS_PER_COMPANY,
+  const result = await ctx.prisma.$transaction((tx) =>
+    subscriptions.insertSubscriptionWithinLimit(
+      tx,
+      { companyId: by.companyId, targetUrl: input.target_url, description: input.description, events, origin: "console", secret: generateWebhookSecret() },
+      MAX_SUBSCRIPTIONS_PER_COMPANY,
+    ),
   );
   if ("limitReached" in result) throw subscriptionLimitReached("the console's Webhooks page lists them");
   await audit(ctx, by, "webhook_endpoint.created", result, settingsOf(result));

@@ -26,6 +26,7 @@ import type { AppContext } from "../context";
 import * as log from "../db/webhook-deliveries-log";
 import * as subscriptions from "../db/webhook-subscriptions";
 import { domainError, notFound, type DomainError } from "./errors";
+import { inIdempotentTransaction, type IdempotencyClaim } from "./idempotency";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
 
@@ -47,9 +48,16 @@ function restHooksOf(companyId: string): subscriptions.SubscriptionScope {
  * `checkTargetUrl` for the server's mode; the company may hold at most 1,000 subscriptions.
  * @returns the subscription plus its signing secret, which is shown only here (201 body).
  * @throws DomainError 422 `invalid_reference` for an unknown event name (with `valid_events`) and/or a target URL
- *   the mode does not allow (each listed in `errors`), or a company already at the subscription limit.
+ *   the mode does not allow (each listed in `errors`), or a company already at the subscription limit; with an
+ *   idempotency `claim` (CONTRACT "Idempotency": the 201 response is stored in the same transaction),
+ *   StoredResponseFound or 409 `idempotency_key_in_use` (nothing is written then).
  */
-export async function subscribe(ctx: AppContext, companyId: string, input: WebhookSubscribe): Promise<WebhookSubscriptionCreated> {
+export async function subscribe(
+  ctx: AppContext,
+  companyId: string,
+  input: WebhookSubscribe,
+  claim?: IdempotencyClaim,
+): Promise<WebhookSubscriptionCreated> {
   const errors: ProblemFieldError[] = [];
   const unknownEvent = !isEventName(input.event);
   if (unknownEvent) {
@@ -62,13 +70,21 @@ export async function subscribe(ctx: AppContext, companyId: string, input: Webho
     throw domainError("invalid_reference", detail, unknownEvent ? { errors, valid_events: [...EVENT_NAMES] } : { errors });
   }
   const secret = generateWebhookSecret();
-  const result = await subscriptions.insertSubscriptionWithinLimit(
+  return inIdempotentTransaction(
     ctx.prisma,
-    { companyId, targetUrl: input.target_url, events: [input.event], origin: "api", secret },
-    MAX_SUBSCRIPTIONS_PER_COMPANY,
+    claim,
+    async (tx) => {
+      const result = await subscriptions.insertSubscriptionWithinLimit(
+        tx,
+        { companyId, targetUrl: input.target_url, events: [input.event], origin: "api", secret },
+        MAX_SUBSCRIPTIONS_PER_COMPANY,
+      );
+      if ("limitReached" in result) throw subscriptionLimitReached("GET /v1/ext/webhooks lists them");
+      const created: WebhookSubscriptionCreated = { ...toSubscriptionResponse(result), secret };
+      return created;
+    },
+    (created) => ({ status: 201, body: JSON.stringify(created), location: null }),
   );
-  if ("limitReached" in result) throw subscriptionLimitReached("GET /v1/ext/webhooks lists them");
-  return { ...toSubscriptionResponse(result), secret };
 }
 
 /**

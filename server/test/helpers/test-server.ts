@@ -11,6 +11,7 @@ import { SCOPES, type Blueprint, type Scope } from "@stageline/shared";
 import type { Config } from "../../src/config/config";
 import { startServer, type RunningServer } from "../../src/server";
 import { createApiKey } from "../../src/services/api-keys";
+import { assertDocumentedResponse } from "./openapi-validator";
 
 export const SALES_BLUEPRINT: Blueprint = {
   custom_fields: [
@@ -37,8 +38,11 @@ export interface TestServer {
   newKey(scopes?: Scope[], opts?: { expiresAt?: Date }): Promise<{ key: string; id: string }>;
   /** Creates another company with its own key and Sales pipeline (tenant-isolation tests). */
   newCompany(name?: string): Promise<{ companyId: string; apiKey: string; pipeline: TestPipeline }>;
-  /** fetch() against the server with `x-api-key` (default: the main key) and a JSON body. */
-  request(method: string, path: string, body?: unknown, key?: string | null): Promise<TestResponse>;
+  /**
+   * fetch() against the server with `x-api-key` (default: the main key), a JSON body and any extra `headers`.
+   * @throws Error when the response under /v1/ext is not one the OpenAPI document allows (openapi-validator.ts).
+   */
+  request(method: string, path: string, body?: unknown, key?: string | null, headers?: Record<string, string>): Promise<TestResponse>;
   close(): Promise<void>;
 }
 
@@ -95,8 +99,14 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
   };
   const main = await makeCompany("Acme Test");
   const keyRow = await prisma.apiKey.findFirstOrThrow({ where: { companyId: main.companyId } });
-  const request = async (method: string, path: string, body?: unknown, key: string | null = main.apiKey): Promise<TestResponse> => {
-    const headers: Record<string, string> = {};
+  const request = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    key: string | null = main.apiKey,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...extraHeaders };
     if (key !== null) headers["x-api-key"] = key;
     let payload: string | undefined;
     if (body !== undefined) {
@@ -111,6 +121,8 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     } catch {
       /* keep the raw text */
     }
+    // Every response the API tests receive must be one the OpenAPI document describes (so the document cannot lie).
+    assertDocumentedResponse({ method, url: path, status: res.status, headers: res.headers, body: parsed });
     return { status: res.status, headers: res.headers, body: parsed };
   };
   return {

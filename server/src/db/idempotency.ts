@@ -1,0 +1,166 @@
+/**
+ * Data access for idempotency keys (table `idempotency_keys`; CONTRACT "Idempotency",
+ * draft-ietf-httpapi-idempotency-key-header): the first response to a create sent with an `Idempotency-Key`, stored
+ * per company for 24 hours in the SAME statement or transaction as the create, so a created resource never lacks its
+ * stored response and a crash leaves neither half.
+ *
+ * Exactness across processes on one PostgreSQL: a create with a key first takes the transaction-level advisory lock
+ * of (company, key) with `pg_try_advisory_xact_lock` (not waiting: a key held by a running request is "in use"), then
+ * looks for a stored response, then creates and stores. The lock is held until commit, and the primary key
+ * (company_id, key) refuses a second stored response in any case (see `isStoredKeyConflict`).
+ */
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { query, queryOne } from "./sql";
+
+/** The (company, key) of a create and the fingerprint of its request. */
+export interface IdempotencyClaim {
+  companyId: string;
+  /** The `Idempotency-Key` header value (1..255 printable ASCII). */
+  key: string;
+  /** SHA-256 (hex) of the request's method, path and canonical JSON body. */
+  requestHash: string;
+  /** How long the stored response is kept, in seconds (CONTRACT: 24 hours). */
+  ttlSeconds: number;
+}
+
+/** A stored first response. */
+export interface StoredResponse {
+  requestHash: string;
+  status: number;
+  /** The exact JSON text first sent. */
+  body: string;
+  location: string | null;
+}
+
+/** What a response to store is made of. */
+export interface ResponseToStore {
+  status: number;
+  body: string;
+  location: string | null;
+}
+
+/**
+ * The SQL expression of the advisory-lock id of (company `$company`, key `$key`): a 64-bit hash of both. A collision
+ * of two keys can only make one of them wait (answer "in use") while the other runs.
+ */
+export function advisoryLockId(company: string, key: string): string {
+  return `hashtextextended(${company} || chr(10) || ${key}, 0)`;
+}
+
+/** The columns of a stored response as the statements below select them. */
+export const STORED_COLUMNS = "request_hash, status, response_body, location";
+
+/** A stored row as selected with {@link STORED_COLUMNS}. */
+export interface StoredRow {
+  request_hash: string;
+  status: number;
+  response_body: string;
+  location: string | null;
+}
+
+/** Converts a selected row. */
+export function toStoredResponse(row: StoredRow): StoredResponse {
+  return { requestHash: row.request_hash, status: Number(row.status), body: row.response_body, location: row.location };
+}
+
+/** The outcome of taking a key at the start of a create's transaction. */
+export type ClaimOutcome = { kind: "claimed" } | { kind: "in_use" } | { kind: "stored"; stored: StoredResponse };
+
+/**
+ * In the create's interactive transaction `tx`, before anything is written: takes the advisory lock of the claim's
+ * (company, key) without waiting and reads its unexpired stored response, in one statement.
+ * @returns `in_use` when another transaction holds the key, `stored` when a response is stored, else `claimed` (the
+ * lock is then held until `tx` ends; store the response with `storeResponse` in the same transaction).
+ */
+export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim): Promise<ClaimOutcome> {
+  const rows = await tx.$queryRawUnsafe<(Partial<StoredRow> & { got: boolean })[]>(
+    `SELECT l.got, s.request_hash, s.status, s.response_body, s.location
+     FROM (SELECT pg_try_advisory_xact_lock(${advisoryLockId("$1", "$2")}) AS got) l
+     LEFT JOIN idempotency_keys s ON l.got AND s.company_id = $1 AND s.key = $2 AND s.expires_at > now()`,
+    claim.companyId,
+    claim.key,
+  );
+  const row = rows[0];
+  if (!row?.got) return { kind: "in_use" };
+  if (row.request_hash == null) return { kind: "claimed" };
+  return { kind: "stored", stored: toStoredResponse(row as StoredRow) };
+}
+
+/**
+ * Stores the response of a claimed key in the create's transaction `tx` (after `claimKey` returned `claimed`, so the
+ * advisory lock is held and no unexpired response exists), replacing an expired row of the same key.
+ * @throws Error when an unexpired response is stored already (cannot happen while the lock is held); the
+ * transaction then rolls back with the resource.
+ */
+export async function storeResponse(tx: Prisma.TransactionClient, claim: IdempotencyClaim, response: ResponseToStore): Promise<void> {
+  const stored = await tx.$queryRawUnsafe<unknown[]>(STORE_UNLESS_UNEXPIRED, ...storeParams(claim, response));
+  if (stored.length !== 1) throw new Error("storeResponse: a response is already stored for this idempotency key");
+}
+
+/**
+ * Inserts a stored response, or replaces the key's row when it has expired; returns one row when it stored.
+ * Parameters: `storeParams`.
+ */
+const STORE_UNLESS_UNEXPIRED = `INSERT INTO idempotency_keys AS k (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, now(), now() + make_interval(secs => $7::int))
+  ON CONFLICT (company_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
+    response_body = EXCLUDED.response_body, location = EXCLUDED.location, created_at = EXCLUDED.created_at,
+    expires_at = EXCLUDED.expires_at
+  WHERE k.expires_at <= now()
+  RETURNING true AS stored`;
+
+function storeParams(claim: IdempotencyClaim, response: ResponseToStore): unknown[] {
+  return [claim.companyId, claim.key, claim.requestHash, response.status, response.body, response.location, claim.ttlSeconds];
+}
+
+/**
+ * Stores the response of a request that failed (a 4xx, CONTRACT: replayed too) unless a response to the key is
+ * stored already, in one statement outside any create.
+ * @returns null when this response was stored, else the response stored before (replay it).
+ */
+export async function storeFailureOrRead(prisma: PrismaClient, claim: IdempotencyClaim, response: ResponseToStore): Promise<StoredResponse | null> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await query<{ stored: boolean }>(prisma, STORE_UNLESS_UNEXPIRED, storeParams(claim, response));
+    if (inserted.length > 0) return null;
+    const row = await queryOne<StoredRow>(
+      prisma,
+      `SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND expires_at > now()`,
+      [claim.companyId, claim.key],
+    );
+    if (row) return toStoredResponse(row);
+    // It expired between the two statements: try again.
+  }
+  throw new Error("storeFailureOrRead: the stored response kept expiring");
+}
+
+/** Deletes the claim's key when it has expired (before storing a new response under it). */
+export async function deleteExpiredKey(prisma: PrismaClient, claim: Pick<IdempotencyClaim, "companyId" | "key">): Promise<void> {
+  await query(prisma, "DELETE FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND expires_at <= now()", [claim.companyId, claim.key]);
+}
+
+/**
+ * Deletes expired keys (CONTRACT "Idempotency": kept 24 hours), at most `batch` per call.
+ * @returns how many rows were deleted.
+ */
+export async function purgeExpiredKeys(prisma: PrismaClient, batch = 10_000): Promise<number> {
+  const rows = await query<{ n: number }>(
+    prisma,
+    `WITH gone AS (
+       DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE expires_at <= now() LIMIT $1::int)
+       RETURNING 1
+     ) SELECT count(*)::int AS n FROM gone`,
+    [batch],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Is `err` the unique violation (SQLSTATE 23505) of `idempotency_keys_pkey`, as the raw runner (db/sql.ts) passes it
+ * on from either driver: a response stored by a concurrent request after the statement's snapshot, or an expired row
+ * of the key not purged yet?
+ */
+export function isStoredKeyConflict(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  const duplicate = e?.code === "23505" || /duplicate key/i.test(String(e?.message ?? ""));
+  return duplicate && (e?.constraint === "idempotency_keys_pkey" || /idempotency_keys_pkey/.test(String(e?.message ?? "")));
+}

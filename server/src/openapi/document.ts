@@ -1,0 +1,313 @@
+/**
+ * The OpenAPI 3.1 document of the external API, generated from the zod contract (`@stageline/shared`) and the
+ * operation registry (operations.ts) by zod-openapi (which renders zod 4's own JSON Schema output). Nothing in it is
+ * written by hand: paths, parameters, bodies, responses and problem codes all come from the contract.
+ *
+ * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 408 slow
+ * body, 413, 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
+ * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits").
+ * The committed snapshot is docs/openapi.json (`npm run openapi:snapshot` rewrites it; a test fails when it drifts).
+ */
+import { z } from "zod";
+import { createDocument, type ZodOpenApiObject, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from "zod-openapi";
+import {
+  API_KEY_HEADER,
+  DuplicateMatchSchema,
+  ERROR_CODES,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_TTL_SECONDS,
+  IDEMPOTENT_REPLAYED_HEADER,
+  ItemSchema,
+  MAX_PAGE_LIMIT,
+  MeSchema,
+  PipelineFieldSchema,
+  PipelineSchema,
+  PROBLEM_CONTENT_TYPE,
+  PROBLEM_STATUS,
+  ProblemFieldErrorSchema,
+  ProblemSchema,
+  RATE_LIMIT,
+  StageSchema,
+  StatusSchema,
+  TaskSchema,
+  WebhookDeliverySchema,
+  WebhookSubscriptionCreatedSchema,
+  WebhookSubscriptionSchema,
+  createProblem,
+  type ErrorCode,
+} from "@stageline/shared";
+import { API_OPERATIONS, API_TAGS, type ApiOperation } from "./operations";
+
+/** The name of the API-key security scheme in `components.securitySchemes`. */
+export const API_KEY_SCHEME = "ApiKeyAuth";
+
+/** The problems every operation that takes a key can answer (CONTRACT "Errors", spec "Errors"). */
+const KEYED_ERRORS: readonly ErrorCode[] = [
+  "validation_failed",
+  "invalid_api_key",
+  "subscription_inactive",
+  "request_timeout",
+  "payload_too_large",
+  "rate_limited",
+  "internal",
+];
+
+/** A `detail` for each code's example body. */
+const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
+  invalid_api_key: "The API key is missing, unknown, revoked or expired. Send a valid key in the x-api-key header.",
+  subscription_inactive: "The company's subscription is inactive.",
+  insufficient_scope: "This API key lacks the scope items:write.",
+  rate_limited: `Rate limit of ${RATE_LIMIT.limit} requests per ${RATE_LIMIT.windowSeconds} seconds exceeded. Retry after 12 seconds.`,
+  validation_failed: "The request body is invalid (name).",
+  not_found: "Item 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f was not found.",
+  version_conflict: "The item is at version 3, not 2. Read it again and retry with the current version.",
+  invalid_reference: "stage_id does not name a stage of this pipeline.",
+  payload_too_large: "The request body is larger than 1 MiB.",
+  request_timeout: "The request body did not arrive within 30 s.",
+  idempotency_key_reused: "This Idempotency-Key was used with a different request body. Use a new key for a new request.",
+  idempotency_key_in_use: "A request with this Idempotency-Key is still being processed. Retry after 1 second.",
+  internal: "Something went wrong on our side. Please try again.",
+};
+
+/** Extension members carried by some codes, for their examples. */
+const EXAMPLE_EXTRAS: Partial<Record<ErrorCode, Parameters<typeof createProblem>[2]>> = {
+  validation_failed: { errors: [{ path: "name", message: "name is required." }] },
+  version_conflict: { current_version: 3 },
+  invalid_reference: { errors: [{ path: "stage_id", message: "stage_id does not name a stage of this pipeline." }] },
+};
+
+/** What each status means, for the response descriptions. */
+const STATUS_MEANING: Record<number, string> = {
+  400: "Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`.",
+  401: "API key missing, unknown, revoked or expired.",
+  402: "The company's subscription is inactive.",
+  403: "The key lacks the scope this operation needs (named in `detail`).",
+  404: "An id in the path does not exist or belongs to another company.",
+  408: "The request body did not arrive in time (slow client); the connection is closed. May come before the rate limiter has counted the request, so without RateLimit headers.",
+  409: "Conflict.",
+  413: "Request body over 1 MiB.",
+  422: "Well-formed request whose references do not resolve.",
+  429: "Over the rate limit; retry after `Retry-After` seconds.",
+  500: "Unexpected server error (no stack trace or SQL is ever shown).",
+};
+
+const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
+  version_conflict: "`version_conflict`: the body's `version` is not the current one (`current_version` says which is).",
+  idempotency_key_in_use: "`idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.",
+  idempotency_key_reused: "`idempotency_key_reused`: this `Idempotency-Key` was used with a different body.",
+  invalid_reference: "`invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve.",
+};
+
+// --- headers (components.headers) -----------------------------------------------------------------------------
+
+/** A response header registered under `components.headers[id]` (required unless `schema` is optional). */
+const header = (id: string, schema: z.ZodType, description: string) => schema.meta({ description, header: { id } });
+
+const rateLimitHeaders = z.object({
+  "RateLimit-Limit": header("RateLimitLimit", z.int().min(0), `Requests allowed per window (${RATE_LIMIT.limit} per key per ${RATE_LIMIT.windowSeconds} s; IETF RateLimit header fields).`),
+  "RateLimit-Remaining": header("RateLimitRemaining", z.int().min(0), "Requests left in the current window."),
+  "RateLimit-Reset": header("RateLimitReset", z.int().min(0), "Seconds until the current window ends."),
+});
+const retryAfter = header("RetryAfter", z.int().min(0), "Seconds to wait before retrying.");
+const linkHeader = header(
+  "Link",
+  z.string().meta({ example: '<https://api.example.com/v1/ext/items?cursor=WyIyMDI2LTAzLTAxVDA5OjMwOjAwLjAwMFoiLCIwMTkzIl0&limit=100>; rel="next"' }).optional(),
+  "RFC 8288 `rel=\"next\"` link to the next page (keyset pagination); absent on the last page.",
+);
+const locationHeader = header("Location", z.string().meta({ example: "/v1/ext/items/01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f" }), "Path of the created resource.");
+const replayedHeader = header(
+  "IdempotentReplayed",
+  z.enum(["true"]).optional(),
+  "Present (`true`) when this response is a replay of the first response to the same `Idempotency-Key`.",
+);
+
+// --- problem responses (components.responses) ------------------------------------------------------------------
+
+function pascal(code: string): string {
+  return code.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase());
+}
+
+const problemResponses = new Map<string, ZodOpenApiResponseObject>();
+
+/** The shared response of one status answering `codes`, registered once under an id derived from the codes. */
+function problemResponse(status: number, codes: readonly ErrorCode[], keyed: boolean, idempotent: boolean): ZodOpenApiResponseObject {
+  const sorted = [...codes].sort();
+  const id = sorted.map(pascal).join("Or") + (keyed ? "" : "Public") + (idempotent ? "Replayable" : "");
+  const cached = problemResponses.get(id);
+  if (cached) return cached;
+  const schema = ProblemSchema.extend({
+    status: z.literal(status),
+    code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
+  });
+  const retry = sorted.includes("rate_limited") || sorted.includes("idempotency_key_in_use");
+  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
+  const headers: Record<string, z.ZodType> = keyed && status !== 408 ? { ...rateLimitHeaders.shape } : {};
+  if (retry) headers["Retry-After"] = retryAfter;
+  if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
+  const meanings = sorted.map((c) => CODE_MEANING[c]).filter((m): m is string => m !== undefined);
+  const response: ZodOpenApiResponseObject = {
+    id,
+    description: [STATUS_MEANING[status] ?? "Error.", ...meanings].join(" "),
+    headers: z.object(headers),
+    content: {
+      [PROBLEM_CONTENT_TYPE]: {
+        schema,
+        examples: Object.fromEntries(
+          sorted.map((code) => [code, { value: createProblem(code, EXAMPLE_DETAILS[code], EXAMPLE_EXTRAS[code]) }]),
+        ),
+      },
+    },
+  };
+  problemResponses.set(id, response);
+  return response;
+}
+
+/** Every problem code an operation can answer. */
+export function operationErrorCodes(op: ApiOperation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(op.errors ?? []);
+  if (op.access !== "public") for (const c of KEYED_ERRORS) codes.add(c);
+  if (Array.isArray(op.access)) codes.add("insufficient_scope");
+  if (op.idempotent) {
+    codes.add("idempotency_key_reused");
+    codes.add("idempotency_key_in_use");
+  }
+  return ERROR_CODES.filter((c) => codes.has(c));
+}
+
+function accessText(op: ApiOperation): string {
+  if (op.access === "public") return "No API key needed.";
+  if (op.access === "any") return "Any valid API key.";
+  return `Scope: ${op.access.map((s) => `\`${s}\``).join(" or ")}.`;
+}
+
+const IDEMPOTENCY_TEXT =
+  `Send an \`${IDEMPOTENCY_KEY_HEADER}\` (1..255 printable ASCII characters) to make retries safe: the same key with the ` +
+  `same body replays the first response (with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) and creates nothing again; ` +
+  `with a different body it is a 422 \`idempotency_key_reused\`; while the first request runs, a 409 ` +
+  `\`idempotency_key_in_use\` with \`Retry-After\`. Keys are scoped to the company and kept ${IDEMPOTENCY_KEY_TTL_SECONDS / 3600} hours; ` +
+  "4xx responses are replayed too, 429 and 5xx are not stored.";
+
+const idempotencyKeyParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7E]+$/)
+  .meta({
+    description: "Makes the create safe to retry (draft-ietf-httpapi-idempotency-key-header). 1..255 printable ASCII characters.",
+    example: "zap-123-step-4-run-8c1f",
+    param: { id: "IdempotencyKey" },
+  });
+
+function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
+  const keyed = op.access !== "public";
+  const idempotent = op.idempotent === true;
+  const successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
+  if (op.success.link) successHeaders.Link = linkHeader;
+  if (op.success.location) successHeaders.Location = locationHeader;
+  if (idempotent) successHeaders[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
+
+  const responses: Record<string, ZodOpenApiResponseObject> = {
+    [String(op.success.status)]: {
+      description: op.success.description,
+      headers: z.object(successHeaders),
+      ...(op.success.body
+        ? { content: { "application/json": { schema: op.success.body.schema, example: op.success.body.example } } }
+        : {}),
+    },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of operationErrorCodes(op)) {
+    const status = PROBLEM_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    responses[String(status)] = problemResponse(status, codes, keyed, idempotent);
+  }
+
+  const description = [op.description, accessText(op), idempotent ? IDEMPOTENCY_TEXT : undefined].filter(Boolean).join("\n\n");
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description,
+    tags: [op.tag],
+    ...(op.access === "public" ? { security: [] } : {}),
+    requestParams: {
+      ...(op.path_params ? { path: op.path_params } : {}),
+      ...(op.query ? { query: op.query } : {}),
+      ...(idempotent ? { header: z.object({ [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyParam.optional() }) } : {}),
+    },
+    ...(op.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: op.body.schema, example: op.body.example } } } }
+      : {}),
+    responses: responses as ZodOpenApiOperationObject["responses"],
+  };
+}
+
+/** The document input for zod-openapi: info, security, tags, components and every operation of the registry. */
+function documentInput(): ZodOpenApiObject {
+  const paths: NonNullable<ZodOpenApiObject["paths"]> = {};
+  for (const op of API_OPERATIONS) {
+    paths[op.path] = { ...paths[op.path], [op.method]: buildOperation(op) };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Stageline external API",
+      version: "1.0.0",
+      summary: "Pipeline items, tasks and REST hooks for integration platforms.",
+      description:
+        "The external API of Stageline (`/v1/ext`). Authenticate every request with an API key in the `x-api-key` header. " +
+        "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
+        `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key per ${RATE_LIMIT.windowSeconds}-second window). ` +
+        `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).`,
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: "/", description: "This server" }],
+    security: [{ [API_KEY_SCHEME]: [] }],
+    tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
+    paths,
+    components: {
+      securitySchemes: {
+        [API_KEY_SCHEME]: {
+          type: "apiKey",
+          in: "header",
+          name: API_KEY_HEADER,
+          description: "An API key of the company (Company Settings, API Keys). Each key carries scopes.",
+        },
+      },
+      schemas: {
+        Item: ItemSchema,
+        DuplicateMatch: DuplicateMatchSchema,
+        Task: TaskSchema,
+        Pipeline: PipelineSchema,
+        Stage: StageSchema,
+        Status: StatusSchema,
+        PipelineField: PipelineFieldSchema,
+        WebhookSubscription: WebhookSubscriptionSchema,
+        WebhookSubscriptionCreated: WebhookSubscriptionCreatedSchema,
+        WebhookDelivery: WebhookDeliverySchema,
+        Me: MeSchema,
+        ProblemFieldError: ProblemFieldErrorSchema,
+      },
+    },
+  };
+}
+
+let cached: { document: ReturnType<typeof createDocument>; json: string } | undefined;
+
+/** The OpenAPI 3.1 document (built once per process). */
+export function openApiDocument(): ReturnType<typeof createDocument> {
+  cached ??= build();
+  return cached.document;
+}
+
+/** The document as pretty-printed JSON with a trailing newline: what GET /v1/ext/openapi.json serves and docs/openapi.json holds. */
+export function openApiJson(): string {
+  cached ??= build();
+  return cached.json;
+}
+
+function build(): { document: ReturnType<typeof createDocument>; json: string } {
+  const document = createDocument(documentInput());
+  return { document, json: `${JSON.stringify(document, null, 2)}\n` };
+}

@@ -1,0 +1,255 @@
+/**
+ * The registry of every operation of the external API (`/v1/ext`), next to the routes that serve them: method, path,
+ * operationId, summary, scopes, the contract's zod schemas of the path, query and body, the success response and the
+ * problem codes each can answer. server/src/openapi/document.ts turns it into the OpenAPI 3.1 document;
+ * server/test/openapi.test.ts fails when a route under `/v1/ext` has no entry here (or an entry names no route).
+ *
+ * Sources: spec "Endpoints", CONTRACT "Responses", "Lists", "Errors", "Scopes and limits", "Idempotency".
+ */
+import { z } from "zod";
+import {
+  DeliveryListQuerySchema,
+  DuplicateCheckSchema,
+  DuplicateMatchSchema,
+  ItemCreateSchema,
+  ItemListQuerySchema,
+  ItemSchema,
+  ItemUpdateSchema,
+  MeSchema,
+  PageQuerySchema,
+  PipelineFieldSchema,
+  PipelineSchema,
+  StageSchema,
+  StatusSchema,
+  TaskCreateSchema,
+  TaskListQuerySchema,
+  TaskSchema,
+  TaskUpdateSchema,
+  WebhookDeliverySchema,
+  WebhookSubscribeSchema,
+  WebhookSubscriptionCreatedSchema,
+  WebhookSubscriptionSchema,
+  type ErrorCode,
+  type Scope,
+} from "@stageline/shared";
+import * as ex from "./examples";
+
+/** HTTP methods the API uses (lower case, as OpenAPI path items name them). */
+export type ApiMethod = "get" | "post" | "patch" | "delete";
+
+/** A schema with an example value (the example must parse with the schema). */
+export interface ExampleSchema {
+  schema: z.ZodType;
+  example: unknown;
+}
+
+/** One operation of the external API. */
+export interface ApiOperation {
+  method: ApiMethod;
+  /** OpenAPI path template, e.g. `/v1/ext/items/{item_id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The tag that groups it in the reference (one of {@link API_TAGS}). */
+  tag: ApiTag;
+  /**
+   * Who may call it: `public` (no key, e.g. the OpenAPI document itself), `any` (any valid key), or the scopes of
+   * which the key needs one (spec "Authentication", CONTRACT "Scopes and limits").
+   */
+  access: "public" | "any" | readonly Scope[];
+  /** Path parameters: an object schema whose keys are the `{names}` of the path. */
+  path_params?: z.ZodObject;
+  /** Query parameters (an object schema; each key one parameter). */
+  query?: z.ZodObject;
+  /** JSON request body. */
+  body?: ExampleSchema;
+  /** The success response. */
+  success: {
+    status: 200 | 201 | 202 | 204;
+    description: string;
+    /** JSON body (absent for 204). */
+    body?: ExampleSchema;
+    /** `Link: <...>; rel="next"` while more remain (keyset-paginated lists). */
+    link?: boolean;
+    /** `Location` of the created resource. */
+    location?: boolean;
+  };
+  /** Problem codes this operation answers beyond the ones every keyed operation can answer (see document.ts). */
+  errors?: readonly ErrorCode[];
+  /** Accepts `Idempotency-Key` (CONTRACT "Idempotency"). */
+  idempotent?: boolean;
+}
+
+/** The reference's groups, with their descriptions. */
+export const API_TAGS = {
+  Items: "Pipeline items: records that sit in a stage and a status of a pipeline (spec \"Items\").",
+  Tasks: "Tasks, optionally linked to an item (spec \"Tasks\").",
+  Pipelines: "Read-only lookups of pipelines, their stages, statuses and custom fields (spec \"Pipelines\").",
+  Webhooks: "REST hooks: subscriptions that push events to a target URL, their deliveries and sample payloads.",
+  Account: "The authenticated company and API key.",
+  Reference: "This API description.",
+} as const;
+/** A tag name. */
+export type ApiTag = keyof typeof API_TAGS;
+
+const id = (description: string) => z.string().min(1).max(255).meta({ description });
+const itemPath = z.object({ item_id: id("The item's `item_id`.") });
+const taskPath = z.object({ task_id: id("The task's `task_id`.") });
+const pipelinePath = z.object({ pipeline_id: id("The pipeline's `id`.") });
+const stagePath = pipelinePath.extend({ stage_id: id("The stage's `id` (a stage of that pipeline).") });
+const webhookPath = z.object({ webhook_id: id("The subscription's `id`.") });
+const deliveryPath = webhookPath.extend({ delivery_id: id("The delivery's `id`.") });
+
+const list = <T extends z.ZodType>(schema: T, example: unknown): ExampleSchema => ({ schema: z.array(schema), example: [example] });
+const one = (schema: z.ZodType, example: unknown): ExampleSchema => ({ schema, example });
+const BASE = "/v1/ext";
+
+/** Every operation of the external API, in reference order. */
+export const API_OPERATIONS: readonly ApiOperation[] = [
+  {
+    method: "get", path: `${BASE}/items`, operationId: "listItems", summary: "List items", tag: "Items", access: ["items:read"],
+    description: "The company's items, newest first (`created_at` desc, then id desc), filtered by the query. Keyset pagination: follow the `Link` header's `next` URL.",
+    query: ItemListQuerySchema,
+    success: { status: 200, description: "A page of items.", body: list(ItemSchema, ex.itemExample), link: true },
+  },
+  {
+    method: "post", path: `${BASE}/items`, operationId: "createItem", summary: "Create an item", tag: "Items", access: ["items:write"],
+    description: "Creates an item in a stage (and status) of a pipeline and emits `item.created`. Without `status_id` the item gets the stage's first status.",
+    body: one(ItemCreateSchema, ex.itemCreateExample),
+    success: { status: 201, description: "The created item.", body: one(ItemSchema, ex.itemExample), location: true },
+    errors: ["invalid_reference"],
+    idempotent: true,
+  },
+  {
+    method: "post", path: `${BASE}/items/check-duplicates`, operationId: "checkDuplicateItems", summary: "Find duplicates of an item", tag: "Items", access: ["items:read"],
+    description: "Finds items matching the body by the pipeline's duplicate-detection configuration, best match first, without creating anything.",
+    body: one(DuplicateCheckSchema, ex.duplicateCheckExample),
+    success: { status: 200, description: "Matching items (empty when none), each naming the fields that matched.", body: list(DuplicateMatchSchema, ex.duplicateMatchExample) },
+    errors: ["invalid_reference"],
+  },
+  {
+    method: "get", path: `${BASE}/items/{item_id}`, operationId: "getItem", summary: "Get an item", tag: "Items", access: ["items:read"],
+    path_params: itemPath,
+    success: { status: 200, description: "The item.", body: one(ItemSchema, ex.itemExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "patch", path: `${BASE}/items/{item_id}`, operationId: "updateItem", summary: "Update an item", tag: "Items", access: ["items:write"],
+    description: "Changes the given fields; moves the item when `stage_id`/`status_id` are given. With `version`, a stale version is a 409 carrying `current_version`.",
+    path_params: itemPath,
+    body: one(ItemUpdateSchema, ex.itemUpdateExample),
+    success: { status: 200, description: "The updated item.", body: one(ItemSchema, ex.itemExample) },
+    errors: ["not_found", "version_conflict", "invalid_reference"],
+  },
+  {
+    method: "get", path: `${BASE}/tasks`, operationId: "listTasks", summary: "List tasks", tag: "Tasks", access: ["tasks:read"],
+    description: "The company's tasks, newest first, filtered by the query. Keyset pagination: follow the `Link` header's `next` URL.",
+    query: TaskListQuerySchema,
+    success: { status: 200, description: "A page of tasks.", body: list(TaskSchema, ex.taskExample), link: true },
+  },
+  {
+    method: "post", path: `${BASE}/tasks`, operationId: "createTask", summary: "Create a task", tag: "Tasks", access: ["tasks:write"],
+    description: "Creates a task (optionally linked to an item of the company) and emits `task.created`.",
+    body: one(TaskCreateSchema, ex.taskCreateExample),
+    success: { status: 201, description: "The created task.", body: one(TaskSchema, ex.taskExample), location: true },
+    errors: ["invalid_reference"],
+    idempotent: true,
+  },
+  {
+    method: "get", path: `${BASE}/tasks/{task_id}`, operationId: "getTask", summary: "Get a task", tag: "Tasks", access: ["tasks:read"],
+    path_params: taskPath,
+    success: { status: 200, description: "The task.", body: one(TaskSchema, ex.taskExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "patch", path: `${BASE}/tasks/{task_id}`, operationId: "updateTask", summary: "Update a task", tag: "Tasks", access: ["tasks:write"],
+    description: "Changes the given fields. `is_completed: true` sets `completed_at` (if not completed yet), `false` clears it.",
+    path_params: taskPath,
+    body: one(TaskUpdateSchema, ex.taskUpdateExample),
+    success: { status: 200, description: "The updated task.", body: one(TaskSchema, ex.taskExample) },
+    errors: ["not_found", "invalid_reference"],
+  },
+  {
+    method: "get", path: `${BASE}/pipelines`, operationId: "listPipelines", summary: "List pipelines", tag: "Pipelines", access: "any",
+    success: { status: 200, description: "All pipelines of the company.", body: list(PipelineSchema, ex.pipelineExample) },
+  },
+  {
+    method: "get", path: `${BASE}/pipelines/{pipeline_id}/stages`, operationId: "listStages", summary: "List a pipeline's stages", tag: "Pipelines", access: "any",
+    path_params: pipelinePath,
+    success: { status: 200, description: "The pipeline's stages, in order.", body: list(StageSchema, ex.stageExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "get", path: `${BASE}/pipelines/{pipeline_id}/stages/{stage_id}/statuses`, operationId: "listStatuses", summary: "List a stage's statuses", tag: "Pipelines", access: "any",
+    path_params: stagePath,
+    success: { status: 200, description: "The statuses the stage offers, in order.", body: list(StatusSchema, ex.statusExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "get", path: `${BASE}/pipelines/{pipeline_id}/fields`, operationId: "listPipelineFields", summary: "List a pipeline's custom fields", tag: "Pipelines", access: "any",
+    description: "The pipeline blueprint's custom fields in blueprint order (an addition to the spec), so an integration can build inputs for them.",
+    path_params: pipelinePath,
+    success: { status: 200, description: "The custom fields.", body: list(PipelineFieldSchema, ex.pipelineFieldExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "post", path: `${BASE}/webhooks`, operationId: "subscribeWebhook", summary: "Subscribe a REST hook", tag: "Webhooks", access: ["hooks:manage"],
+    description: "Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks).",
+    body: one(WebhookSubscribeSchema, ex.webhookSubscribeExample),
+    success: { status: 201, description: "The subscription with its signing secret.", body: one(WebhookSubscriptionCreatedSchema, ex.webhookSubscriptionCreatedExample) },
+    errors: ["invalid_reference"],
+    idempotent: true,
+  },
+  {
+    method: "get", path: `${BASE}/webhooks`, operationId: "listWebhooks", summary: "List REST hook subscriptions", tag: "Webhooks", access: ["hooks:manage"],
+    query: PageQuerySchema,
+    success: { status: 200, description: "A page of subscriptions, newest first.", body: list(WebhookSubscriptionSchema, ex.webhookSubscriptionExample), link: true },
+  },
+  {
+    method: "delete", path: `${BASE}/webhooks/{webhook_id}`, operationId: "unsubscribeWebhook", summary: "Unsubscribe a REST hook", tag: "Webhooks", access: ["hooks:manage"],
+    path_params: webhookPath,
+    success: { status: 204, description: "Unsubscribed; no further events are sent to its target URL." },
+    errors: ["not_found"],
+  },
+  {
+    method: "post", path: `${BASE}/webhooks/{webhook_id}/rotate-secret`, operationId: "rotateWebhookSecret", summary: "Rotate a subscription's signing secret", tag: "Webhooks", access: ["hooks:manage"],
+    path_params: webhookPath,
+    success: { status: 200, description: "The subscription with its new secret (shown once).", body: one(WebhookSubscriptionCreatedSchema, ex.webhookSubscriptionCreatedExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "get", path: `${BASE}/webhooks/{webhook_id}/deliveries`, operationId: "listWebhookDeliveries", summary: "List a subscription's deliveries", tag: "Webhooks", access: ["hooks:manage"],
+    description: "Delivery attempts newest first, optionally filtered by `state`. Keyset pagination: follow the `Link` header's `next` URL.",
+    path_params: webhookPath,
+    query: DeliveryListQuerySchema,
+    success: { status: 200, description: "A page of deliveries.", body: list(WebhookDeliverySchema, ex.webhookDeliveryExample), link: true },
+    errors: ["not_found"],
+  },
+  {
+    method: "post", path: `${BASE}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver`, operationId: "redeliverWebhook", summary: "Send a delivery again", tag: "Webhooks", access: ["hooks:manage"],
+    path_params: deliveryPath,
+    success: { status: 202, description: "The delivery, queued to be sent again.", body: one(WebhookDeliverySchema, ex.webhookDeliveryExample) },
+    errors: ["not_found", "invalid_reference"],
+  },
+  {
+    method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
+    description: "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored.",
+    success: { status: 200, description: "A sample Item.", body: one(ItemSchema, ex.itemExample) },
+  },
+  {
+    method: "get", path: `${BASE}/webhooks/sample/tasks`, operationId: "getSampleTask", summary: "Get a sample task payload", tag: "Webhooks", access: ["hooks:manage", "tasks:read"],
+    description: "A sample task event payload. Nothing is stored.",
+    success: { status: 200, description: "A sample Task.", body: one(TaskSchema, ex.taskExample) },
+  },
+  {
+    method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",
+    description: "The company and API key of the request (Zapier's auth test and connection label). `key.id` is what tasks record as `created_by`.",
+    success: { status: 200, description: "The authenticated company and key.", body: one(MeSchema, ex.meExample) },
+  },
+  {
+    method: "get", path: `${BASE}/openapi.json`, operationId: "getOpenApiDocument", summary: "This API description", tag: "Reference", access: "public",
+    description: "The OpenAPI 3.1 document of this API, generated from the zod contract. Needs no key and is not rate-limited. A browsable reference is at `/docs`.",
+    success: { status: 200, description: "The OpenAPI document.", body: one(z.record(z.string(), z.unknown()), { openapi: "3.1.0" }) },
+  },
+];
