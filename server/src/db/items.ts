@@ -221,7 +221,9 @@ export interface ItemEventToInsert {
  * that event name, in ONE statement (data-modifying CTEs): atomic on its own, so no BEGIN/COMMIT round trips, and
  * the same outcome as an item insert + webhooks/outbox.ts `recordEvent` in one transaction.
  * - `short_id` is `<prefix>-<n>`, n taken from the pipeline's sequence (`pipeline_short_id_sequence(id)`, migration
- *   20261121090000_short_id_sequences) inside the statement: no row lock, never reused, a failed insert leaves a gap.
+ *   20261121090000_short_id_sequences) inside the statement, after the company and pipeline rows are locked
+ *   `FOR KEY SHARE` (`lockedPipelineCtes`: a concurrent delete of either cannot break the statement); never reused,
+ *   a failed insert leaves a gap.
  * - The payload is stored in the `json` column as given with the short id spliced in, so its key order is kept.
  * - The deliveries are queued by db/outbox.ts `fanOutCtes`, the same fan-out as `fanOutEvent` (subscriptions read
  *   `FOR KEY SHARE`).
@@ -260,10 +262,7 @@ export async function insertItemWithEvent(
   if (!idempotency) {
     const rows = await query<{ short_id: string | null; deliveries: number }>(
       prisma,
-      `WITH short AS (
-         SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
-         FROM pipelines p WHERE p.id = $3 AND p.company_id = $2
-       ), ${INSERT_ITEM_CTES}
+      `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
        SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
       params,
       { name: "insert-item-with-event" },
@@ -280,11 +279,7 @@ export async function insertItemWithEvent(
            SELECT pg_try_advisory_xact_lock(${advisoryLockId("$2", "$15")}) AS got
          ), prior AS MATERIALIZED (
            SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $2 AND key = $15 AND expires_at > now()
-         ), short AS (
-           SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
-           FROM pipelines p
-           WHERE p.id = $3 AND p.company_id = $2 AND (SELECT got FROM claim) AND NOT EXISTS (SELECT 1 FROM prior)
-         ), ${INSERT_ITEM_CTES}, stored AS (
+         ), ${lockedPipelineCtes("(SELECT got FROM claim) AND NOT EXISTS (SELECT 1 FROM prior)")}, ${INSERT_ITEM_CTES}, stored AS (
            INSERT INTO idempotency_keys (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
            SELECT $2, $15, $16, 201, $13 || to_json(new_item.short_id)::text || $14, $17, now(), now() + make_interval(secs => $18::int)
            FROM new_item
@@ -304,6 +299,28 @@ export async function insertItemWithEvent(
       await deleteExpiredKey(prisma, claim);
     }
   }
+}
+
+/**
+ * The CTEs that lock the company's row, then the pipeline's (`FOR KEY SHARE`, the lock the items' foreign keys take
+ * anyway, shared by concurrent creates), and only then take the next short-id number (`short`), when `condition`
+ * (SQL) holds. Why: an operator may delete the pipeline, or the company with everything in it, while creates are in
+ * flight. Without the locks, a create could resolve the pipeline's sequence just before the delete dropped it
+ * (`could not open relation with OID`) or lock the rows in the opposite order to the cascade (`deadlock detected`).
+ * With them, the delete waits for the creates that got there first, and a create that comes after the delete finds
+ * no row: `short` is empty, nothing is written, and the caller answers as for an unknown pipeline. The order
+ * (company, then pipeline) is the cascade's own order.
+ */
+function lockedPipelineCtes(condition: string): string {
+  return `company_row AS MATERIALIZED (
+           SELECT c.id FROM companies c WHERE c.id = $2 AND ${condition} FOR KEY SHARE
+         ), pipeline_row AS MATERIALIZED (
+           SELECT p.id, p.short_id_prefix FROM pipelines p
+           WHERE p.id = $3 AND p.company_id = $2 AND EXISTS (SELECT 1 FROM company_row) FOR KEY SHARE
+         ), short AS (
+           SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
+           FROM pipeline_row p
+         )`;
 }
 
 /** The CTEs that insert the item (from `short`), its event and the event's deliveries (`queued`). */
