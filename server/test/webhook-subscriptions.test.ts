@@ -111,7 +111,7 @@ describe("REST-hook subscriptions", () => {
       expect(res.status).toBe(200);
       expect(res.body.map((s: { id: string }) => s.id)).toEqual(newestFirst);
       for (const subscription of res.body) {
-        expect(Object.keys(subscription).sort()).toEqual(["created_at", "event", "id", "target_url"]);
+        expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "id", "target_url"]);
       }
     });
 
@@ -261,6 +261,42 @@ describe("REST-hook subscriptions", () => {
       expect((await t.request("DELETE", `/v1/ext/webhooks/${one.id}`, undefined, company.apiKey)).status).toBe(204);
       const accepted = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.created" }, company.apiKey);
       expect(accepted.status).toBe(201);
+    });
+
+    it("does not count disabled subscriptions, and GET /webhooks shows which are disabled and why", async () => {
+      const company = await t.newCompany("Failing Hooks Co");
+      const disabledAt = new Date("2026-11-20T08:00:00.000Z");
+      await t.server.ctx.prisma.webhookSubscription.createMany({
+        data: Array.from({ length: MAX_SUBSCRIPTIONS_PER_COMPANY }, (_, i) => ({
+          companyId: company.companyId,
+          targetUrl: `${TARGET}/${i}`,
+          events: ["item.created"],
+          secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",
+          // One of them is disabled: the company holds 999 that still count.
+          ...(i === 0 ? { disabledAt, disabledReason: "no successful delivery for 3 days" } : {}),
+        })),
+      });
+      const accepted = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.created" }, company.apiKey);
+      expect(accepted.status).toBe(201);
+      expect(accepted.body).toMatchObject({ disabled_at: null, disabled_reason: null });
+      const refused = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.created" }, company.apiKey);
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail).toContain("not disabled");
+
+      const listed: any[] = [];
+      for (let path: string | null = "/v1/ext/webhooks?limit=500"; path; ) {
+        const page = await t.request("GET", path, undefined, company.apiKey);
+        expect(page.status).toBe(200);
+        listed.push(...page.body);
+        const next = page.headers.get("link")?.match(/<([^>]+)>;\s*rel="next"/)?.[1];
+        path = next ? new URL(next, t.url).pathname + new URL(next, t.url).search : null;
+      }
+      expect(listed).toHaveLength(MAX_SUBSCRIPTIONS_PER_COMPANY + 1);
+      const disabled = listed.filter((s) => s.disabled_at !== null);
+      expect(disabled).toEqual([
+        expect.objectContaining({ target_url: `${TARGET}/0`, disabled_at: disabledAt.toISOString(), disabled_reason: "no successful delivery for 3 days" }),
+      ]);
+      expect(listed.filter((s) => s.disabled_at === null).every((s) => s.disabled_reason === null)).toBe(true);
     });
   });
 });

@@ -39,12 +39,19 @@ export const WebhookSubscribeSchema = strictBody({
 /** Body of POST /v1/ext/webhooks. */
 export type WebhookSubscribe = z.infer<typeof WebhookSubscribeSchema>;
 
-/** Spec "Webhook subscription (REST hook)": a subscription. */
+/**
+ * Spec "Webhook subscription (REST hook)": a subscription, plus (additive, docs/api/contract.md "Events and
+ * deliveries") `disabled_at` and `disabled_reason`: set when the server stopped delivering to it because its target
+ * kept failing for the whole retry window (null while it is active). A disabled subscription sends nothing more and
+ * does not count toward the 1,000-per-company limit; delete it and subscribe again to resume.
+ */
 export const WebhookSubscriptionSchema = z.object({
   id: z.string(),
   target_url: z.string(),
   event: z.string(),
   created_at: timestamp,
+  disabled_at: timestamp.nullable(),
+  disabled_reason: z.string().nullable(),
 });
 /** A webhook subscription. */
 export type WebhookSubscription = z.infer<typeof WebhookSubscriptionSchema>;

@@ -73,9 +73,11 @@ export interface NewSubscription {
 
 /**
 /**
- * Inserts a subscription unless the company already has `max` of them (REST hooks and console endpoints count
- * together), in the caller's transaction `tx`. The company row is locked (`SELECT ... FOR UPDATE`) until `tx` ends
- * while counting and inserting, so concurrent subscribes cannot overshoot the limit.
+ * Inserts a subscription unless the company already has `max` of them that are not disabled (REST hooks and console
+ * endpoints count together; paused ones count, disabled ones, which send nothing more, do not), in the caller's
+ * transaction `tx`. The company row is locked (`SELECT ... FOR NO KEY UPDATE`) until `tx` ends while counting and
+ * inserting, so concurrent subscribes cannot overshoot the limit; that lock mode does not block the `FOR KEY SHARE`
+ * locks of concurrent item and task creates (foreign keys), so a subscribe never stalls them.
  * @returns the new row, or `{ limitReached: true }` when the company is at the limit.
  */
 export async function insertSubscriptionWithinLimit(
@@ -83,8 +85,8 @@ export async function insertSubscriptionWithinLimit(
   data: NewSubscription,
   max: number,
 ): Promise<SubscriptionRow | { limitReached: true }> {
-  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR UPDATE`;
-  const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId } });
+  await tx.$queryRaw`SELECT id FROM companies WHERE id = ${data.companyId} FOR NO KEY UPDATE`;
+  const count = await tx.webhookSubscription.count({ where: { companyId: data.companyId, disabledAt: null } });
   if (count >= max) return { limitReached: true as const };
   return tx.webhookSubscription.create({ data, select: PUBLIC_SELECT });
 }

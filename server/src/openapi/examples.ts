@@ -119,6 +119,8 @@ export const webhookSubscriptionExample: WebhookSubscription = {
   target_url: "https://hooks.zapier.com/hooks/standard/123/abc",
   event: "item.created",
   created_at: CREATED,
+  disabled_at: null,
+  disabled_reason: null,
 };
 
 export const webhookSubscriptionCreatedExample: WebhookSubscriptionCreated = {

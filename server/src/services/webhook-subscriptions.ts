@@ -33,9 +33,19 @@ import { checkTargetUrl } from "../webhooks/target-url";
 /** How long a rotated-out secret keeps signing deliveries beside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-/** The subscription object of the spec ("Webhook subscription (REST hook)"); never carries a secret. */
+/**
+ * The subscription object of the spec ("Webhook subscription (REST hook)") with the contract's `disabled_at` and
+ * `disabled_reason` (null while active); never carries a secret.
+ */
 export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): WebhookSubscription {
-  return { id: row.id, target_url: row.targetUrl, event: row.events[0] ?? "", created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    target_url: row.targetUrl,
+    event: row.events[0] ?? "",
+    created_at: row.createdAt.toISOString(),
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    disabled_reason: row.disabledAt ? row.disabledReason : null,
+  };
 }
 
 /** The API's view of a company's subscriptions: REST hooks only. */
@@ -139,13 +149,13 @@ export async function rotateSubscriptionSecret(
 
 /**
  * The 422 of a subscribe or endpoint creation when the company already holds the most subscriptions allowed
- * (REST hooks and console endpoints together).
+ * (REST hooks and console endpoints together, disabled ones not counted).
  * @param whereListed where the caller can see and delete them, e.g. "GET /v1/ext/webhooks lists them".
  */
 export function subscriptionLimitReached(whereListed: string): DomainError {
   return domainError(
     "invalid_reference",
-    `This company already has ${MAX_SUBSCRIPTIONS_PER_COMPANY.toLocaleString("en-US")} webhook subscriptions, the most allowed. ` +
+    `This company already has ${MAX_SUBSCRIPTIONS_PER_COMPANY.toLocaleString("en-US")} webhook subscriptions that are not disabled, the most allowed. ` +
       `Delete ones you no longer use (${whereListed}) and subscribe again.`,
   );
 }
