@@ -211,6 +211,24 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(row).toContain("Listed");
     expect(row).toContain(created.key.split("_").slice(0, 2).join("_"));
     expect(res.stdout).not.toContain(created.key);
+    // --json: one JSON object (README "Admin CLI"), the keys under "keys", never a key value.
+    const asJson = await runCli(["keys", "list", "--company", companyId, "--json"], db());
+    const listed = JSON.parse(asJson.stdout);
+    expect(Object.keys(listed).sort()).toEqual(["company_id", "keys"]);
+    expect(listed.company_id).toBe(companyId);
+    expect(KeySummarySchema.array().parse(listed.keys).find((k) => k.id === created.id)).toMatchObject({ name: "Listed", prefix: created.prefix });
+    expect(asJson.stdout).not.toContain(created.key);
+  });
+
+  it("keys create --json prints the key with its prefix, scopes, expiry and creation time", async () => {
+    const expiresAt = new Date(Date.now() + 30 * 24 * 3600 * 1000).toISOString();
+    const res = await runCli(["keys", "create", "--company", companyId, "--name", "Expiring", "--expires-at", expiresAt, "--json"], db());
+    expect(res.code).toBe(0);
+    const created = KeyCreatedSchema.strict().parse(JSON.parse(res.stdout));
+    expect(created.expires_at).toBe(expiresAt);
+    expect(created.key.startsWith(`${created.prefix}_`)).toBe(true);
+    const never = KeyCreatedSchema.parse(JSON.parse((await runCli(["keys", "create", "--company", companyId, "--name", "Forever", "--json"], db())).stdout));
+    expect(never.expires_at).toBeNull();
   });
 
   it("keys rename and keys revoke: the revoked key gets 401", async () => {
@@ -284,7 +302,9 @@ describe("admin CLI while a server runs on the embedded database", () => {
 
   it("users list, users reset-password and users remove; the last owner cannot be removed; changes are audited as cli", async () => {
     const list = await runCli(["users", "list", "--company", companyId, "--json"], db());
-    const users = UserSummarySchema.array().parse(JSON.parse(list.stdout));
+    const listed = JSON.parse(list.stdout);
+    expect(listed.company_id).toBe(companyId);
+    const users = UserSummarySchema.array().parse(listed.users);
     const owner = users.find((u) => u.role === "owner")!;
     const member = users.find((u) => u.email === "member@acme.example")!;
     const table = await runCli(["users", "list", "--company", companyId], db());
@@ -382,7 +402,7 @@ describe("admin CLI with no server running", () => {
     expect(res).toMatchObject({ code: 0, stderr: "" });
     const user = UserCreatedSchema.strict().parse(JSON.parse(res.stdout));
     const list = await runCli(["users", "list", "--company", company.id, "--json"], db);
-    expect(UserSummarySchema.array().parse(JSON.parse(list.stdout)).map((u) => u.email)).toEqual(["offline@acme.example"]);
+    expect(UserSummarySchema.array().parse(JSON.parse(list.stdout).users).map((u) => u.email)).toEqual(["offline@acme.example"]);
     const server = await startServer({ ...testConfig(), dataDir, databaseUrl });
     try {
       expect((await signInOverHttp(server.url, "offline@acme.example", user.password)).status).toBe(303);

@@ -63,7 +63,7 @@ describe("API keys", () => {
 
   it("answers the key value once, and it authenticates as the key's company", async () => {
     const created = await admin.createKey(prisma, { company_id: t.companyId, name: "Zapier" });
-    expect(Object.keys(created).sort()).toEqual(["id", "key", "name", "scopes"]);
+    expect(Object.keys(created).sort()).toEqual(["created_at", "expires_at", "id", "key", "name", "prefix", "scopes"]);
     const me = await t.request("GET", "/v1/ext/me", undefined, created.key);
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ company: { id: t.companyId }, key: { name: "Zapier" } });

@@ -49,7 +49,10 @@ export type KeyRename = z.infer<typeof KeyRenameSchema>;
 export const KeyCreatedSchema = z.object({
   id: z.string(),
   name: z.string(),
+  prefix: z.string(),
   scopes: z.array(ScopeSchema),
+  expires_at: timestamp.nullable(),
+  created_at: timestamp,
   key: z.string(),
 });
 /** A created key, with its value. */

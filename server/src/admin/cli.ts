@@ -144,14 +144,14 @@ const COMMANDS: Command[] = [
       "",
       "Options:",
       "  --company COMPANY_ID   the company",
-      "  --json                 print the keys as one JSON array on stdout",
+      '  --json                 print one JSON object on stdout: {"company_id", "keys": [...]}',
     ].join("\n"),
     options: { company: { type: "string" }, ...json },
     positionals: [],
     required: ["company"],
     run: async (api, values, _positionals, io) => {
       const keys = await api.listKeys(String(values.company));
-      io.stdout(values.json ? output.asJson(keys) : output.keyTable(keys));
+      io.stdout(values.json ? output.asJson({ company_id: String(values.company), keys }) : output.keyTable(keys));
     },
   },
   {
@@ -215,13 +215,13 @@ const COMMANDS: Command[] = [
     name: "list",
     args: "--company COMPANY_ID [--json]",
     summary: "List a company's console users",
-    help: ["Lists the company's console users: id, email, role, creation time.", "", "Options:", "  --company COMPANY_ID   the company", "  --json                 print the users as one JSON array on stdout"].join("\n"),
+    help: ["Lists the company's console users: id, email, role, creation time.", "", "Options:", "  --company COMPANY_ID   the company", '  --json                 print one JSON object on stdout: {"company_id", "users": [...]}'].join("\n"),
     options: { company: { type: "string" }, ...json },
     positionals: [],
     required: ["company"],
     run: async (api, values, _positionals, io) => {
       const users = await api.listUsers(String(values.company));
-      io.stdout(values.json ? output.asJson(users) : output.userTable(users));
+      io.stdout(values.json ? output.asJson({ company_id: String(values.company), users }) : output.userTable(users));
     },
   },
   {
