@@ -5,7 +5,7 @@
  * middleware (middleware.ts) resolves them against the connection's Server URL and adds the API key.
  */
 import type { HttpRequestOptions, HttpResponse, ZObject } from 'zapier-platform-core';
-import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
+import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
 
 /** The hosted Stageline API. Connections that leave "Server URL" empty use it; self-hosted installs override it. */
 export const DEFAULT_SERVER_URL = 'https://api.stageline.dev';
@@ -118,6 +118,11 @@ export async function sendJson<T>(z: ZObject, method: 'POST' | 'PATCH', url: str
  */
 export async function createJson<T>(z: ZObject, url: string, body: unknown, idempotencyKey: string): Promise<T> {
   return (await callApi<T>(z, { method: 'POST', url, body, headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } })).data;
+}
+
+/** Whether `response` is a replay of an earlier request with the same Idempotency-Key (`Idempotent-Replayed: true`). */
+export function isReplayed(response: Pick<HttpResponse, 'getHeader'>): boolean {
+  return response.getHeader(IDEMPOTENT_REPLAYED_HEADER)?.trim().toLowerCase() === 'true';
 }
 
 /** The `rel="next"` URL of an RFC 8288 `Link` header, or null. */

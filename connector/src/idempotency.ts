@@ -71,7 +71,21 @@ export function deriveIdempotencyKey(parts: IdempotencyKeyParts): string {
     body: parts.body,
     override: parts.override ?? null,
   });
+  return keyOf(material);
+}
+
+/** `zap-` + hex SHA-256 of `material` (UTF-8). */
+function keyOf(material: string): string {
   return IDEMPOTENCY_KEY_PREFIX + crypto.createHash('sha256').update(material, 'utf8').digest('hex');
+}
+
+/**
+ * The key to use after `previousKey` was answered with the replay of a resource that no longer exists (a REST-hook
+ * subscription deleted since, e.g. the Zap was turned off and on within 24 hours): derived from both, so every retry
+ * walks the same chain of keys and still creates at most one new resource.
+ */
+export function nextIdempotencyKey(previousKey: string, goneId: string): string {
+  return keyOf(canonicalJson({ v: DERIVATION_VERSION, previous: previousKey, gone: goneId }));
 }
 
 /** The override from the step's input: the trimmed text of `idempotency_key`, or null when blank or absent. */

@@ -6,8 +6,8 @@
  * runs, then our middleware, then core's `throwForStatus`.
  */
 import type { AfterResponseMiddleware, BeforeRequestMiddleware, HttpResponse, ZObject } from 'zapier-platform-core';
-import { API_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from '@stageline/shared';
-import { resolveUrl, serverUrlOf } from './client';
+import { API_KEY_HEADER, RETRY_AFTER_HEADER } from '@stageline/shared';
+import { isReplayed, resolveUrl, serverUrlOf } from './client';
 import { describeProblem } from './problem-messages';
 
 /**
@@ -50,9 +50,8 @@ export function retryAfterSeconds(header: string | null | undefined, now = Date.
  * Also used by operations that pass `skipThrowForStatus` and handle some statuses themselves.
  */
 export function throwForProblem(z: ZObject, response: HttpResponse): never {
-  const replayed = response.getHeader(IDEMPOTENT_REPLAYED_HEADER)?.trim().toLowerCase() === 'true';
   const content = typeof response.content === 'string' ? response.content : '';
-  const described = describeProblem(response.status, response.data, content, { replayed });
+  const described = describeProblem(response.status, response.data, content, { replayed: isReplayed(response) });
   if (described.retryable) {
     throw new z.errors.ThrottledError(described.message, retryAfterSeconds(response.getHeader(RETRY_AFTER_HEADER)) ?? undefined);
   }

@@ -3,11 +3,12 @@
  * create sends (same input -> same key, different input or override or Zap -> different key), that a replayed
  * response gives the Zap the same output, and how the idempotency errors reach Zapier.
  */
-import { createProblem, isIdempotencyKey, type Item, type Task } from '@stageline/shared';
+import { createProblem, isIdempotencyKey, type Item, type Task, type WebhookSubscriptionCreated } from '@stageline/shared';
 import type nock from 'nock';
 import { perform as createItem } from '../src/creates/create-item';
 import { perform as createTask } from '../src/creates/create-task';
-import { canonicalJson, deriveIdempotencyKey } from '../src/idempotency';
+import { canonicalJson, deriveIdempotencyKey, nextIdempotencyKey } from '../src/idempotency';
+import { performSubscribe } from '../src/triggers/item-created';
 import { retryAfterSeconds } from '../src/middleware';
 import { SALES, appTester, authData, item, task, thrown } from './helpers/app';
 import { api, useNock } from './helpers/nock';
@@ -158,5 +159,38 @@ describe('answers to an idempotent create', () => {
     expect(retryAfterSeconds('Sun, 01 Mar 2026 09:00:00 GMT', now)).toBe(0);
     expect(retryAfterSeconds(undefined, now)).toBeNull();
     expect(retryAfterSeconds('soon', now)).toBeNull();
+  });
+});
+
+describe('the Idempotency-Key of REST-hook subscribes', () => {
+  const TARGET_URL = 'https://hooks.zapier.com/hooks/standard/1/abc';
+  const BODY = { target_url: TARGET_URL, event: 'item.created' };
+  const subscription = (id: string): WebhookSubscriptionCreated =>
+    ({ id, target_url: TARGET_URL, event: 'item.created', created_at: '2026-03-01T09:00:00.000Z', secret: `whsec_${'A'.repeat(32)}` }) as WebhookSubscriptionCreated;
+  const subscribe = (meta: Meta = { zap: { id: '9' } }) => appTester(performSubscribe, { authData, targetUrl: TARGET_URL, meta } as never);
+  const expected = deriveIdempotencyKey({ action: 'subscribe:item.created', body: BODY, zapId: '9' });
+
+  test('a retried subscribe sends the same key: Zap, event and target URL', async () => {
+    const first = expectPost('/v1/ext/webhooks', 201, subscription('wh-1'));
+    await subscribe();
+    const again = expectPost('/v1/ext/webhooks', 201, subscription('wh-1'));
+    await subscribe();
+    expect(await first).toBe(expected);
+    expect(await again).toBe(expected);
+  });
+
+  test('a replayed subscription that still exists is returned as it is', async () => {
+    void expectPost('/v1/ext/webhooks', 201, subscription('wh-1'), { 'Idempotent-Replayed': 'true' });
+    api().get('/v1/ext/webhooks/wh-1/deliveries').query({ limit: '1' }).reply(200, []);
+    expect(await subscribe()).toEqual(subscription('wh-1'));
+  });
+
+  test('a replayed subscription deleted since (Zap turned off and on) is replaced, under the next key of the chain', async () => {
+    const first = expectPost('/v1/ext/webhooks', 201, subscription('wh-1'), { 'Idempotent-Replayed': 'true' });
+    api().get('/v1/ext/webhooks/wh-1/deliveries').query({ limit: '1' }).reply(404, createProblem('not_found', 'No such subscription.'), PROBLEM_HEADERS);
+    const second = expectPost('/v1/ext/webhooks', 201, subscription('wh-2'));
+    expect(await subscribe()).toEqual(subscription('wh-2'));
+    expect(await first).toBe(expected);
+    expect(await second).toBe(nextIdempotencyKey(expected, 'wh-1'));
   });
 });

@@ -2,13 +2,15 @@
  * Idempotency-Key of the creates against a REAL Stageline server (test/helpers/live-server.ts; PGlite, or PostgreSQL
  * with TEST_DATABASE_URL): running the same create step twice with the same input (what Zapier's retry does) makes
  * ONE item or task, the second answer being the server's replay (`Idempotent-Replayed: true`) with the same id;
- * different input, or a different override, makes two.
+ * different input, or a different override, makes two. A retried REST-hook subscribe makes one subscription, and
+ * subscribing the same URL again after unsubscribing (within the key's 24 hours) makes a new, live one.
  */
 import crypto from 'node:crypto';
 import type { Bundle, HttpRequestOptions, ZObject } from 'zapier-platform-core';
-import { ItemSchema, TaskSchema, type Item, type Task } from '@stageline/shared';
+import { ItemSchema, TaskSchema, WebhookSubscriptionCreatedSchema, type Item, type Task, type WebhookSubscription } from '@stageline/shared';
 import { perform as createItem } from '../src/creates/create-item';
 import { perform as createTask } from '../src/creates/create-task';
+import { performSubscribe, performUnsubscribe } from '../src/triggers/item-created';
 import { listPipelines } from '../src/triggers/pipeline-list';
 import { listStages } from '../src/triggers/stage-list';
 import { appTester } from './helpers/app';
@@ -138,5 +140,32 @@ describe('Idempotency-Key of the creates on a real server', () => {
     const other = await run(createTask, { ...input, title: `${title} (2)` });
     expect(other.replayed).toBeUndefined();
     expect(other.output.task_id).not.toBe(first.output.task_id);
+  });
+});
+
+describe('Idempotency-Key of REST-hook subscribes on a real server', () => {
+  /** The company's REST-hook subscriptions to `targetUrl` (GET /v1/ext/webhooks). */
+  async function subscriptionsTo(targetUrl: string): Promise<WebhookSubscription[]> {
+    const response = await fetch(`${server.url}/v1/ext/webhooks?limit=100`, { headers: { 'x-api-key': server.apiKey } });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as WebhookSubscription[]).filter((s) => s.target_url === targetUrl);
+  }
+
+  test('a retried subscribe makes one subscription; turning the Zap off and on makes a new live one', async () => {
+    const targetUrl = `http://127.0.0.1:9/hooks/${crypto.randomUUID()}`;
+    const bundle = { authData, targetUrl, meta: { zap: { id: 'zap-hooks-1' } } } as never;
+    const first = WebhookSubscriptionCreatedSchema.parse(await appTester(performSubscribe, bundle));
+    const retried = WebhookSubscriptionCreatedSchema.parse(await appTester(performSubscribe, bundle));
+    expect(retried).toEqual(first);
+    expect((await subscriptionsTo(targetUrl)).map((s) => s.id)).toEqual([first.id]);
+
+    expect(await appTester(performUnsubscribe, { authData, subscribeData: { id: first.id } })).toEqual({ id: first.id, removed: true });
+    const again = WebhookSubscriptionCreatedSchema.parse(await appTester(performSubscribe, bundle));
+    expect(again.id).not.toBe(first.id);
+    expect((await subscriptionsTo(targetUrl)).map((s) => s.id)).toEqual([again.id]);
+    // a retry of that enable converges on the same new subscription
+    expect(WebhookSubscriptionCreatedSchema.parse(await appTester(performSubscribe, bundle)).id).toBe(again.id);
+    expect(await subscriptionsTo(targetUrl)).toHaveLength(1);
+    await appTester(performUnsubscribe, { authData, subscribeData: { id: again.id } });
   });
 });
