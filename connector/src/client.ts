@@ -5,7 +5,7 @@
  * middleware (middleware.ts) resolves them against the connection's Server URL and adds the API key.
  */
 import type { HttpRequestOptions, HttpResponse, ZObject } from 'zapier-platform-core';
-import { API_BASE_PATH, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
+import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
 
 /** The hosted Stageline API. Connections that leave "Server URL" empty use it; self-hosted installs override it. */
 export const DEFAULT_SERVER_URL = 'https://api.stageline.dev';
@@ -80,6 +80,8 @@ export interface ApiCall {
   body?: unknown;
   /** Let the caller handle 4xx/5xx itself (the error middleware and core then leave the response alone). */
   skipThrowForStatus?: boolean;
+  /** Extra request headers (e.g. `Idempotency-Key`). */
+  headers?: Record<string, string>;
 }
 
 /** Sends one API request; without `skipThrowForStatus`, error statuses become user-facing errors in middleware.ts. */
@@ -91,7 +93,7 @@ export function callApi<T>(z: ZObject, call: ApiCall): Promise<HttpResponse<T>> 
   const options: HttpRequestOptions & { url: string } = {
     url: call.url,
     method: call.method ?? 'GET',
-    headers: { accept: 'application/json' },
+    headers: { accept: 'application/json', ...call.headers },
     params,
     skipThrowForStatus: call.skipThrowForStatus ?? false,
   };
@@ -107,6 +109,20 @@ export async function getJson<T>(z: ZObject, url: string, params?: ApiCall['para
 /** POST/PATCH a JSON body and return the JSON response. */
 export async function sendJson<T>(z: ZObject, method: 'POST' | 'PATCH', url: string, body: unknown): Promise<T> {
   return (await callApi<T>(z, { method, url, body })).data;
+}
+
+/**
+ * POST a create with its `Idempotency-Key` (CONTRACT "Idempotency"; the key comes from idempotency.ts) and return the
+ * JSON response. A replayed response (`Idempotent-Replayed: true`, same status and body as the first) is returned
+ * exactly like the original, so the Zap gets the same output; error statuses are thrown by middleware.ts.
+ */
+export async function createJson<T>(z: ZObject, url: string, body: unknown, idempotencyKey: string): Promise<T> {
+  return (await callApi<T>(z, { method: 'POST', url, body, headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } })).data;
+}
+
+/** Whether `response` is a replay of an earlier request with the same Idempotency-Key (`Idempotent-Replayed: true`). */
+export function isReplayed(response: Pick<HttpResponse, 'getHeader'>): boolean {
+  return response.getHeader(IDEMPOTENT_REPLAYED_HEADER)?.trim().toLowerCase() === 'true';
 }
 
 /** The `rel="next"` URL of an RFC 8288 `Link` header, or null. */

@@ -6,8 +6,8 @@
  * runs, then our middleware, then core's `throwForStatus`.
  */
 import type { AfterResponseMiddleware, BeforeRequestMiddleware, HttpResponse, ZObject } from 'zapier-platform-core';
-import { API_KEY_HEADER } from '@stageline/shared';
-import { resolveUrl, serverUrlOf } from './client';
+import { API_KEY_HEADER, RETRY_AFTER_HEADER } from '@stageline/shared';
+import { isReplayed, resolveUrl, serverUrlOf } from './client';
 import { describeProblem } from './problem-messages';
 
 /**
@@ -31,13 +31,30 @@ export const addServerAndApiKey: BeforeRequestMiddleware = (request, z, bundle) 
 };
 
 /**
+ * Seconds to wait from a `Retry-After` header (RFC 9110 section 10.2.3): delay-seconds, or an HTTP-date turned into
+ * the seconds from `now` (at least 0). Null when the header is absent or neither form.
+ */
+export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | null {
+  const value = header?.trim() ?? '';
+  if (/^\d+$/.test(value)) return Number(value);
+  const date = value === '' ? Number.NaN : Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
  * Throws the user-facing error for an error response (4xx/5xx) of the Stageline API: 401 as Zapier's
- * `AuthenticationError` (the user is asked to reconnect), everything else as `z.errors.Error` with the problem's
- * `code`, its `detail` and (400/422) its field errors. See problem-messages.ts for the wording.
+ * `AuthenticationError` (the user is asked to reconnect); 409 `idempotency_key_in_use` (CONTRACT "Idempotency") as
+ * Zapier's `ThrottledError` with the `Retry-After` delay in seconds, so Zapier sends the step again later; everything
+ * else as `z.errors.Error` with the problem's `code`, its `detail` and (400/422) its field errors, noting when the
+ * answer was replayed (`Idempotent-Replayed: true`). See problem-messages.ts for the wording.
  * Also used by operations that pass `skipThrowForStatus` and handle some statuses themselves.
  */
 export function throwForProblem(z: ZObject, response: HttpResponse): never {
-  const described = describeProblem(response.status, response.data, typeof response.content === 'string' ? response.content : '');
+  const content = typeof response.content === 'string' ? response.content : '';
+  const described = describeProblem(response.status, response.data, content, { replayed: isReplayed(response) });
+  if (described.retryable) {
+    throw new z.errors.ThrottledError(described.message, retryAfterSeconds(response.getHeader(RETRY_AFTER_HEADER)) ?? undefined);
+  }
   throw new z.errors.Error(described.message, described.code, described.status);
 }
 

@@ -2,7 +2,7 @@
  * Turns Stageline error responses (RFC 9457 problem details, CONTRACT "Errors") into messages a Zap owner can act on.
  * Pure: no Zapier objects, so every status is unit tested (test/problem-messages.test.ts).
  */
-import { ProblemSchema, type Problem, type ProblemFieldError } from '@stageline/shared';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, ProblemSchema, type Problem, type ProblemFieldError } from '@stageline/shared';
 
 /** Where users manage API keys (spec "Authentication": Company Settings, API Keys). */
 export const API_KEYS_LOCATION = 'Company Settings → API Keys';
@@ -13,7 +13,21 @@ export interface DescribedProblem {
   /** `AuthenticationError` for 401 (Zapier then asks the user to reconnect), else the problem `code`. */
   code: string;
   status: number;
+  /**
+   * True when the request may simply be sent again later (409 `idempotency_key_in_use`): the middleware then throws
+   * Zapier's ThrottledError with the `Retry-After` delay instead of a plain error.
+   */
+  retryable?: boolean;
 }
+
+/** How the response came about, beyond status and body (read from its headers by the middleware). */
+export interface ProblemContext {
+  /** `Idempotent-Replayed: true`: the stored answer of an earlier request with the same Idempotency-Key. */
+  replayed?: boolean;
+}
+
+/** Hours Stageline keeps an Idempotency-Key and its answer (CONTRACT "Idempotency"). */
+const KEY_TTL_HOURS = IDEMPOTENCY_KEY_TTL_SECONDS / 3600;
 
 /** Reads a problem body; tolerates partial bodies (a proxy's error page, a body without `code`). */
 function readProblem(body: unknown): Partial<Problem> {
@@ -70,14 +84,50 @@ function join(...parts: string[]): string {
 /**
  * The user-facing description of an error response with `status` and parsed JSON `body` (undefined when the body
  * was not JSON; `content` is then used as a short excerpt). Follows CONTRACT "Errors": 400 lists the failing fields,
- * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references.
+ * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references;
+ * and CONTRACT "Idempotency": 409 `idempotency_key_in_use` is retryable, 422 `idempotency_key_reused` says what
+ * to change, and a replayed error (`context.replayed`) says it is the stored answer of an earlier attempt.
  */
-export function describeProblem(status: number, body: unknown, content = ''): DescribedProblem {
+export function describeProblem(status: number, body: unknown, content = '', context: ProblemContext = {}): DescribedProblem {
+  const described = describeStatus(status, body, content);
+  if (!context.replayed) return described;
+  const note =
+    `This is Stageline's stored answer to an earlier attempt of this step with the same values (kept ${KEY_TTL_HOURS} hours). ` +
+    'Change a value of the step, or fill Idempotency Key (Advanced) with a new value, to send it as a new request.';
+  return { ...described, message: join(described.message, note) };
+}
+
+/** The description by code (the idempotency codes) or status, without the replay note. */
+function describeStatus(status: number, body: unknown, content: string): DescribedProblem {
   const problem = readProblem(body);
   const detail = sentence(problem.detail ?? (problem.title ? problem.title : ''));
   const fields = formatFieldErrors(problem.errors);
   const code = problem.code ?? `http_${status}`;
   const excerpt = detail === '' && content.trim() !== '' ? sentence(`Response: ${content.trim().slice(0, 200)}`) : '';
+
+  if (problem.code === 'idempotency_key_in_use') {
+    return {
+      status,
+      code,
+      retryable: true,
+      message: join(
+        'Stageline is still working on an earlier attempt of this step with the same values.',
+        detail,
+        'Zapier will try again shortly and then gets that attempt\'s result; nothing is created twice.',
+      ),
+    };
+  }
+  if (problem.code === 'idempotency_key_reused') {
+    return {
+      status,
+      code,
+      message: join(
+        `Stageline refused this request: its Idempotency-Key was already used for a different request within the last ${KEY_TTL_HOURS} hours.`,
+        detail,
+        'If you filled Idempotency Key (Advanced), map a value that is unique to each run (such as the trigger record\'s ID), or leave it empty.',
+      ),
+    };
+  }
 
   switch (status) {
     case 400:

@@ -12,9 +12,10 @@ const updateItem = App.creates.update_item.operation;
 type Field = { key: string; type?: string; required?: boolean; dynamic?: string; dependsOn?: string[]; altersDynamicFields?: boolean; choices?: unknown };
 
 describe('Create Item', () => {
-  test('form: pipeline, stage and status dropdowns chained by dependsOn, then name and contact', async () => {
+  test('form: pipeline, stage and status dropdowns chained by dependsOn, then name and contact, the idempotency key last', async () => {
     const fields = (await appTester(createItem.inputFields as never, { authData, inputData: {} })) as Field[];
-    expect(fields.map((f) => f.key)).toEqual(['pipeline_id', 'stage_id', 'status_id', 'name', 'contact_id']);
+    expect(fields.map((f) => f.key)).toEqual(['pipeline_id', 'stage_id', 'status_id', 'name', 'contact_id', 'idempotency_key']);
+    expect(fields[5]).toMatchObject({ required: false, type: 'string' });
     const [pipeline, stage, status] = fields;
     expect(pipeline).toMatchObject({ dynamic: 'pipeline_list.id.name', required: true, altersDynamicFields: true });
     expect(stage).toMatchObject({ dynamic: 'stage_list.id.name', required: true, dependsOn: ['pipeline_id'], altersDynamicFields: true });
@@ -30,6 +31,7 @@ describe('Create Item', () => {
       ['custom__severity', 'string'],
       ['custom__due_on', 'datetime'],
       ['custom__vip', 'boolean'],
+      ['idempotency_key', 'string'],
     ]);
     expect(custom[1]!.choices).toEqual([
       { value: 'Low', label: 'Low', sample: 'Low' },

@@ -84,15 +84,16 @@ describe('connecting to a real Stageline server', () => {
 });
 
 describe('items on a real server', () => {
-  test("Create Item's form shows the Sales blueprint's custom fields", async () => {
+  test("Create Item's form shows the Sales blueprint's custom fields, then the idempotency key", async () => {
     const ids = await salesIds();
     const fields = (await appTester(App.creates.create_item.operation.inputFields as never, {
       authData,
       inputData: { pipeline_id: ids.pipelineId },
     })) as { key: string; type?: string }[];
-    expect(fields.slice(-2)).toEqual([
+    expect(fields.slice(-3)).toEqual([
       expect.objectContaining({ key: 'custom__email', label: 'Email', type: 'string' }),
       expect.objectContaining({ key: 'custom__deal_value', label: 'Deal value', type: 'number' }),
+      expect.objectContaining({ key: 'idempotency_key', required: false }),
     ]);
   });
 

@@ -100,7 +100,7 @@ describe('build.zip from npm run package', () => {
     expect((result as { results: unknown[] }).results).toEqual([]);
   });
 
-  test('runs the connection test, a dropdown, a create and a search against a real server', () => {
+  test('runs the connection test, a dropdown, a create (twice: one item) and a search against a real server', () => {
     const me = MeSchema.parse(execute('authentication.test'));
     expect(me.company.name).toBe('Demo Company');
 
@@ -120,6 +120,17 @@ describe('build.zip from npm run package', () => {
     }) as Record<string, unknown>;
     const item = ItemSchema.parse(created);
     expect(item).toMatchObject({ name: 'Packaged deal', email, deal_value: 900, source: 'zapier' });
+    // the bundle derives the Idempotency-Key with node:crypto: the same create again is the same item (a replay)
+    const again = ItemSchema.parse(
+      execute('creates.create_item.operation.perform', {
+        pipeline_id: sales.id,
+        stage_id: stages[0]!.id,
+        name: 'Packaged deal',
+        custom__email: email,
+        custom__deal_value: '900',
+      }),
+    );
+    expect(again.item_id).toBe(item.item_id);
 
     const found = execute('searches.find_duplicate_items.operation.perform', { pipeline_id: sales.id, custom__email: email }) as { item_id: string }[];
     expect(found.map((f) => f.item_id)).toEqual([item.item_id]);

@@ -12,7 +12,7 @@ const updateTask = App.creates.update_task.operation;
 type Field = { key: string; type?: string; required?: boolean; choices?: { value: string }[] };
 
 describe('Create Task', () => {
-  test('form: every task write field of the spec, priority and type offering the allowed values', () => {
+  test('form: every task write field of the spec, priority and type offering the allowed values, the idempotency key last', () => {
     const fields = createTask.inputFields as Field[];
     expect(fields.map((f) => f.key)).toEqual([
       'title',
@@ -26,6 +26,7 @@ describe('Create Task', () => {
       'reminder_minutes',
       'notes',
       'is_completed',
+      'idempotency_key',
     ]);
     expect(fields.filter((f) => f.required).map((f) => f.key)).toEqual(['title', 'due_at', 'assigned_to']);
     expect(fields.find((f) => f.key === 'priority')!.choices!.map((c) => c.value)).toEqual([...TASK_PRIORITIES]);

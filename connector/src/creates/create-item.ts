@@ -5,9 +5,10 @@
  */
 import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import { ItemCreateSchema, type Item, type ItemCreate } from '@stageline/shared';
-import { apiPath, fetchCustomFields, sendJson, withItemId, type ZapierItem } from '../client';
+import { apiPath, createJson, fetchCustomFields, withItemId, type ZapierItem } from '../client';
 import { checkedBody, definedOnly, requireId, toId, toText } from '../fields/coerce';
 import { collectMetadata, hasCustomValues } from '../fields/custom-fields';
+import { idempotencyKeyFor, idempotencyKeyInputField } from '../idempotency';
 import {
   ITEM_OUTPUT_FIELDS,
   ITEM_SAMPLE,
@@ -41,14 +42,23 @@ export async function itemCreateBody(z: ZObject, inputData: Readonly<Record<stri
   return checkedBody(ItemCreateSchema, body, 'item');
 }
 
-/** Creates the item; returns it with `id` = `item_id`. Errors: InvalidData (checked locally), 4xx via middleware.ts. */
+/** The operation key; also part of the Idempotency-Key derivation (idempotency.ts). */
+export const CREATE_ITEM_KEY = 'create_item';
+
+/**
+ * Creates the item with an Idempotency-Key derived from the Zap, this action, the body and the optional override
+ * (idempotency.ts), so a retry of the step returns the first item instead of a second one. Returns it with
+ * `id` = `item_id`. Errors: InvalidData (checked locally), 4xx via middleware.ts (409 `idempotency_key_in_use` as
+ * a ThrottledError Zapier retries).
+ */
 export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierItem> {
   const body = await itemCreateBody(z, bundle.inputData);
-  return withItemId(await sendJson<Item>(z, 'POST', apiPath('items'), body));
+  const key = idempotencyKeyFor(bundle, CREATE_ITEM_KEY, body);
+  return withItemId(await createJson<Item>(z, apiPath('items'), body, key));
 }
 
 export default defineCreate({
-  key: 'create_item',
+  key: CREATE_ITEM_KEY,
   noun: 'Item',
   display: {
     label: 'Create Item',
@@ -68,6 +78,7 @@ export default defineCreate({
         helpText: 'Identifier of the contact this item is about, e.g. the ID from your CRM.',
       },
       customInputFieldsOfChosenPipeline('create'),
+      idempotencyKeyInputField,
     ],
     perform,
     sample: ITEM_SAMPLE,

@@ -9,9 +9,10 @@
  * arrives in `perform` as `bundle.rawRequest` (headers and exact body, whose signature is checked). Turning the Zap off calls `performUnsubscribe`
  * (DELETE /v1/ext/webhooks/{subscribeData.id}).
  */
-import type { Bundle, ZObject } from 'zapier-platform-core';
+import type { Bundle, HttpResponse, ZObject } from 'zapier-platform-core';
 import {
   EVENT_RESOURCES,
+  IDEMPOTENCY_KEY_HEADER,
   WebhookSubscribeSchema,
   type EventName,
   type EventPayload,
@@ -20,13 +21,50 @@ import {
   type Task,
   type WebhookSubscriptionCreated,
 } from '@stageline/shared';
-import { apiPath, callApi, getJson, sendJson, type ApiCall } from '../client';
+import { apiPath, callApi, getJson, isReplayed, type ApiCall } from '../client';
 import { checkedBody, invalidInput, toId } from '../fields/coerce';
+import { idempotencyKeyFor, nextIdempotencyKey } from '../idempotency';
 import { throwForProblem } from '../middleware';
 import { verifiedDeliveryBody } from './delivery-signature';
 
 /** How many recent resources `performList` loads as samples for the Zap editor. */
 export const SAMPLE_COUNT = 3;
+
+/** How many replayed-but-deleted subscriptions `subscribeOnce` steps over before it subscribes without a key. */
+export const MAX_SUBSCRIBE_KEYS = 5;
+
+/**
+ * Whether the REST-hook subscription `id` still exists: GET /v1/ext/webhooks/{id}/deliveries (`limit` 1) answers
+ * 404 for a deleted one (CONTRACT "Events and deliveries"). Other errors are thrown by middleware.ts.
+ */
+async function subscriptionExists(z: ZObject, id: string): Promise<boolean> {
+  const response = await callApi(z, { url: apiPath('webhooks', id, 'deliveries'), params: { limit: 1 }, skipThrowForStatus: true });
+  if (response.status === 404) return false;
+  if (response.status >= 400) throwForProblem(z, response);
+  return true;
+}
+
+/**
+ * POST /v1/ext/webhooks `body` with an Idempotency-Key (idempotency.ts; action `subscribe:<event>`, no override), so
+ * a retried subscribe of the same Zap and target URL makes one subscription, not two that would both deliver.
+ * A replayed answer names the subscription made then; if it was deleted since (the Zap was turned off and on again
+ * within the key's 24 hours and Zapier kept its target URL), replaying it would leave the Zap without a hook, so the
+ * next key of the chain (`nextIdempotencyKey`) is tried, up to MAX_SUBSCRIBE_KEYS, then a subscribe without a key.
+ */
+async function subscribeOnce(z: ZObject, bundle: Bundle, body: { target_url: string; event: string }): Promise<WebhookSubscriptionCreated> {
+  let key: string | undefined = idempotencyKeyFor(bundle, `subscribe:${body.event}`, body, false);
+  for (let attempt = 0; ; attempt += 1) {
+    const headers: Record<string, string> | undefined = key === undefined ? undefined : { [IDEMPOTENCY_KEY_HEADER]: key };
+    const response: HttpResponse<WebhookSubscriptionCreated> = await callApi<WebhookSubscriptionCreated>(z, {
+      method: 'POST',
+      url: apiPath('webhooks'),
+      body,
+      headers,
+    });
+    if (!isReplayed(response) || key === undefined || (await subscriptionExists(z, response.data.id))) return response.data;
+    key = attempt + 1 < MAX_SUBSCRIBE_KEYS ? nextIdempotencyKey(key, response.data.id) : undefined;
+  }
+}
 
 /** The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events. */
 export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : Task;
@@ -67,8 +105,8 @@ const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id'> = { items: 'item_i
 
 /**
  * The hook functions of a trigger on `event`:
- * - `performSubscribe`: POST /v1/ext/webhooks `{target_url: bundle.targetUrl, event}`; the 201 subscription (with
- *   `id` and `secret`) becomes `subscribeData`.
+ * - `performSubscribe`: POST /v1/ext/webhooks `{target_url: bundle.targetUrl, event}` with an Idempotency-Key
+ *   (`subscribeOnce`); the 201 subscription (with `id` and `secret`) becomes `subscribeData`.
  * - `performUnsubscribe`: DELETE /v1/ext/webhooks/{subscribeData.id} (204). A 404 means the subscription is already
  *   gone (deleted in Stageline, or removed after its target answered 410), which is what unsubscribing wants.
  * - `perform`: the delivery, once its Standard Webhooks signature is verified with `subscribeData.secret`
@@ -90,7 +128,7 @@ export function restHookOperations<E extends EventName, O>(event: E, options: Re
   return {
     async performSubscribe(z, bundle) {
       const body = checkedBody(WebhookSubscribeSchema, { target_url: bundle.targetUrl, event }, 'subscription');
-      return sendJson<WebhookSubscriptionCreated>(z, 'POST', apiPath('webhooks'), body);
+      return subscribeOnce(z, bundle, body);
     },
 
     async performUnsubscribe(z, bundle) {
