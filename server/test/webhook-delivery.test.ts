@@ -3,6 +3,7 @@
  * receiver, events written through the outbox. Fast retries (20 ms base) and a one-minute fallback poll, so a
  * delivery that arrives at all was woken by its commit or by its scheduled retry.
  */
+import dns from "node:dns";
 import { Webhook } from "standardwebhooks";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { createSubscription, emitEvents, newWebhookSecret, startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
@@ -256,6 +257,35 @@ describe("webhook delivery in production mode", () => {
   it("refuses a plain http target", async () => {
     const delivery = await failedDeliveryTo("http://hooks.example.com/x");
     expect(delivery.lastError).toBe("refused: production mode delivers only to https targets");
+  });
+
+  // DNS rebinding: the subscribe check cannot resolve a name once and for all (the answer may change), so the address
+  // is checked again at every delivery, inside the socket's own lookup, on the addresses it would connect to.
+  it.each([
+    ["a private address", "10.20.30.40", 4],
+    ["cloud metadata (link-local)", "169.254.169.254", 4],
+    ["a unique-local IPv6 address", "fd00::5", 6],
+    ["an IPv4-mapped loopback address", "::ffff:127.0.0.1", 6],
+  ])("refuses a name that resolves to %s at delivery time, though the subscribe accepted it", async (_label, address, family) => {
+    const host = `rebind-${family}-${address.replace(/[^0-9a-f]/gi, "")}.hooks.example.com`;
+    const subscribed = await t.request("POST", "/v1/ext/webhooks", { target_url: `https://${host}/hook`, event: "item.created" });
+    expect(subscribed.status).toBe(201);
+    await t.server.ctx.prisma.webhookSubscription.delete({ where: { id: subscribed.body.id } });
+    const realLookup = dns.lookup;
+    const lookup = jest.spyOn(dns, "lookup").mockImplementation(((hostname: string, options: unknown, callback: unknown) => {
+      if (hostname !== host) return (realLookup as (...a: unknown[]) => void)(hostname, options, callback);
+      const done = (typeof options === "function" ? options : callback) as (err: null, a: dns.LookupAddress[]) => void;
+      process.nextTick(() => done(null, [{ address, family }]));
+    }) as unknown as typeof dns.lookup);
+    try {
+      const delivery = await failedDeliveryTo(`https://${host}/hook`);
+      expect(lookup).toHaveBeenCalledWith(host, expect.anything(), expect.any(Function));
+      expect(delivery.attemptCount).toBe(1);
+      expect(delivery.lastError).toBe(`refused: ${host} resolves to ${address}, which is not a public address (production mode delivers only to public addresses)`);
+      expect(delivery.attempts).toEqual([expect.objectContaining({ responseStatus: null, nextAttemptAt: null })]);
+    } finally {
+      lookup.mockRestore();
+    }
   });
 });
 
