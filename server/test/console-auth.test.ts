@@ -144,6 +144,21 @@ describe("guards", () => {
     await page.context().close();
   });
 
+  it("shows a stale form's 403 page with a working sign-out button", async () => {
+    const page = await signIn(env.browser, env.t.url, env.user);
+    await page.goto(`/console/keys/${env.t.keyId}/rename`);
+    // The form's token went stale (e.g. the page was left open while the CSRF cookie changed).
+    await page.locator('form input[name="_csrf"]').last().evaluate((input) => ((input as HTMLInputElement).value = "stale"));
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Save name" }).click()]);
+    expect(refused.status()).toBe(403);
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("You cannot do this");
+    expect(await page.locator('form.sign-out input[name="_csrf"]').inputValue()).not.toBe("");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.waitForURL(/\/console\/sign-in/);
+    expect((await page.goto("/console/keys"))!.url()).toMatch(/\/console\/sign-in/);
+    await page.context().close();
+  });
+
   it("refuses a forged cross-site POST with 403 and changes nothing", async () => {
     const page = await signIn(env.browser, env.t.url, env.user);
     // An attacker's page on another origin (localhost vs 127.0.0.1) that posts a revoke form to the console.

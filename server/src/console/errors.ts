@@ -3,7 +3,7 @@
  * its status (403 refused, 404 not found or another company's, 400 ...) and its detail; a CSRF failure is 403; a
  * console URL that matches no page is 404; anything else is a 500 whose cause is logged, never shown.
  */
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { DomainError, domainError } from "../services/errors";
 import { renderPage } from "./views";
@@ -22,10 +22,19 @@ export const consoleNotFound: RequestHandler = (req, _res, next) => {
   next(domainError("not_found", `There is no console page at ${req.originalUrl}. Check the address, or use the menu.`));
 };
 
-/** The console's last error middleware. */
-export function renderConsoleError(logger: Logger): ErrorRequestHandler {
+/**
+ * The console's last error middleware.
+ * @param ensureCsrfToken gives the page a fresh CSRF token (`res.locals.csrfToken`) when the request failed before
+ *   it got one (a CSRF failure included), so the error page's own forms, such as sign-out, work.
+ */
+export function renderConsoleError(logger: Logger, ensureCsrfToken: (req: Request, res: Response) => void): ErrorRequestHandler {
   return (err, req, res, next) => {
     if (res.headersSent) return next(err);
+    try {
+      ensureCsrfToken(req, res);
+    } catch (tokenErr) {
+      logger.warn({ err: tokenErr }, "console error page: no CSRF token"); // the page still renders, without sign-out working
+    }
     let status = 500;
     let detail = "Try again later. If it keeps happening, tell the people who run this Stageline server.";
     if (err instanceof DomainError) {

@@ -58,6 +58,12 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(teamRouter(ctx));
   router.use(auditRouter(ctx));
   router.use(consoleNotFound);
-  router.use(renderConsoleError(ctx.logger));
+  router.use(
+    renderConsoleError(ctx.logger, (req, res) => {
+      // A page that failed before (or at) the CSRF check still gets a token for its sign-out form.
+      if (!secret || res.locals.csrfToken) return;
+      res.locals.csrfToken = csrf.forRequest(req).generateCsrfToken(req, res, { overwrite: true });
+    }),
+  );
   return router;
 }

@@ -1,6 +1,7 @@
 /** Data access for console sessions (table `console_sessions`); rows are keyed by the SHA-256 of the cookie's id. */
-import { Prisma } from "../generated/prisma/client";
+import { Prisma, type PrismaClient } from "../generated/prisma/client";
 import type { Queryable } from "./companies";
+import { query } from "./sql";
 
 /** Stores a new session for `userId`. */
 export function insertSession(db: Queryable, data: { idHash: string; userId: string; now: Date; expiresAt: Date }) {
@@ -9,9 +10,48 @@ export function insertSession(db: Queryable, data: { idHash: string; userId: str
   });
 }
 
-/** The session `idHash` with its user and the user's company; null when unknown. */
-export function findSession(db: Queryable, idHash: string) {
-  return db.consoleSession.findUnique({ where: { idHash }, include: { user: { include: { company: true } } } });
+/** A session row with its user and the user's company, as every console request reads it. */
+export interface SessionWithUser {
+  idHash: string;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  flash: unknown;
+  user: { id: string; email: string; role: string; company: { id: string; name: string } };
+}
+
+/**
+ * The session `idHash` with its user and the user's company, in ONE statement (a join over the primary keys, a named
+ * prepared statement through db/sql.ts): every console request runs it, so it is one round trip, not three.
+ * @returns null when unknown.
+ */
+export async function findSession(prisma: PrismaClient, idHash: string): Promise<SessionWithUser | null> {
+  const rows = await query<{
+    id_hash: string;
+    last_seen_at: Date;
+    expires_at: Date;
+    flash: unknown;
+    user_id: string;
+    email: string;
+    role: string;
+    company_id: string;
+    company_name: string;
+  }>(
+    prisma,
+    `SELECT s.id_hash, s.last_seen_at, s.expires_at, s.flash, u.id AS user_id, u.email, u.role, c.id AS company_id, c.name AS company_name
+     FROM console_sessions s JOIN users u ON u.id = s.user_id JOIN companies c ON c.id = u.company_id
+     WHERE s.id_hash = $1`,
+    [idHash],
+    { name: "find-console-session" },
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    idHash: row.id_hash,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+    flash: row.flash,
+    user: { id: row.user_id, email: row.email, role: row.role, company: { id: row.company_id, name: row.company_name } },
+  };
 }
 
 /** Records activity: `last_seen_at = now`. */

@@ -6,7 +6,7 @@
  * survive a restart and work across several server processes on one PostgreSQL.
  */
 import crypto from "node:crypto";
-import type { Prisma } from "../generated/prisma/client";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import type { Queryable } from "../db/companies";
 import * as sessions from "../db/console-sessions";
 import { getOrCreateSecret } from "../db/server-secrets";
@@ -100,7 +100,7 @@ export async function signIn(
  * The session of cookie value `sessionId` at `now`, or null when unknown or expired (an expired row is deleted).
  * Reading the session consumes its flash notice.
  */
-export async function resolveSession(db: Queryable, sessionId: string, now: Date = new Date()): Promise<ConsoleSession | null> {
+export async function resolveSession(db: PrismaClient, sessionId: string, now: Date = new Date()): Promise<ConsoleSession | null> {
   const idHash = hashSessionId(sessionId);
   const row = await sessions.findSession(db, idHash);
   if (!row) return null;
