@@ -243,16 +243,21 @@ describe("REST-hook subscriptions", () => {
   });
 
   describe("the per-company limit", () => {
-    it(`refuses subscription number ${MAX_SUBSCRIPTIONS_PER_COMPANY + 1} as 422 and accepts again after a delete`, async () => {
-      const company = await t.newCompany("Busy Hooks Co");
-      await t.server.ctx.prisma.webhookSubscription.createMany({
+    /** Gives the company the most subscriptions allowed (written directly), the first with `first`'s columns. */
+    const fillToTheLimit = (companyId: string, first: { disabledAt?: Date; disabledReason?: string } = {}) =>
+      t.server.ctx.prisma.webhookSubscription.createMany({
         data: Array.from({ length: MAX_SUBSCRIPTIONS_PER_COMPANY }, (_, i) => ({
-          companyId: company.companyId,
+          companyId,
           targetUrl: `${TARGET}/${i}`,
           events: ["item.created"],
           secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",
+          ...(i === 0 ? first : {}),
         })),
       });
+
+    it(`refuses subscription number ${MAX_SUBSCRIPTIONS_PER_COMPANY + 1} as 422 and accepts again after a delete`, async () => {
+      const company = await t.newCompany("Busy Hooks Co");
+      await fillToTheLimit(company.companyId);
       const refused = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.created" }, company.apiKey);
       expect(refused.status).toBe(422);
       expect(refused.body.code).toBe("invalid_reference");
@@ -266,16 +271,8 @@ describe("REST-hook subscriptions", () => {
     it("does not count disabled subscriptions, and GET /webhooks shows which are disabled and why", async () => {
       const company = await t.newCompany("Failing Hooks Co");
       const disabledAt = new Date("2026-11-20T08:00:00.000Z");
-      await t.server.ctx.prisma.webhookSubscription.createMany({
-        data: Array.from({ length: MAX_SUBSCRIPTIONS_PER_COMPANY }, (_, i) => ({
-          companyId: company.companyId,
-          targetUrl: `${TARGET}/${i}`,
-          events: ["item.created"],
-          secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",
-          // One of them is disabled: the company holds 999 that still count.
-          ...(i === 0 ? { disabledAt, disabledReason: "no successful delivery for 3 days" } : {}),
-        })),
-      });
+      // One of them is disabled: the company holds 999 that still count.
+      await fillToTheLimit(company.companyId, { disabledAt, disabledReason: "no successful delivery for 3 days" });
       const accepted = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.created" }, company.apiKey);
       expect(accepted.status).toBe(201);
       expect(accepted.body).toMatchObject({ disabled_at: null, disabled_reason: null });

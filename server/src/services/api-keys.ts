@@ -145,15 +145,8 @@ export async function createKey(prisma: PrismaClient, body: unknown, by: KeyMana
   await requireCompany(prisma, input.company_id);
   const { row, key } = await createApiKey(prisma, { companyId: input.company_id, name: input.name, scopes: input.scopes, expiresAt });
   await auditKey(prisma, by, "api_key.created", row, { prefix: row.prefix, scopes: row.scopes, expires_at: row.expiresAt?.toISOString() ?? null });
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    scopes: knownScopes(row.scopes),
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-    key,
-  };
+  const { id, name, prefix, scopes, expires_at, created_at } = toKeySummary(row);
+  return { id, name, prefix, scopes, expires_at, created_at, key };
 }
 
 /**
