@@ -1,7 +1,7 @@
 /**
  * One benchmark pass on one database (PGlite or PostgreSQL): starts a fresh server, seeds the demo company's items
  * in bulk, runs every measurement of issue #4 against the server (and the bare baseline where a ratio is asked
- * for), and returns the figures. Order: page cost at the small size, list, get, patch, create, webhooks, then the
+ * for), and returns the figures. Order: page cost at the small size, list, get, patch, create, tasks, webhooks, then the
  * table is grown to the large size and the page cost measured again.
  */
 import crypto from "node:crypto";
@@ -124,6 +124,7 @@ export class BenchPass {
       if (this.has("get")) await this.measureGet();
       if (this.has("patch")) await this.measurePatch();
       if (this.has("create")) await this.measureCreate();
+      if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("pages")) {
         for (const size of this.o.sizes.slice(1)) {
@@ -630,6 +631,85 @@ export class BenchPass {
       );
       this.figures.push({ item: 3, metric: "PATCH /v1/ext/items/{id} with version", value: r.reqPerSec, display: `${rps(r.reqPerSec)} (${this.latencyText(r)})` });
     });
+  }
+
+  /**
+   * Issue 12: task create (`POST /v1/ext/tasks` with an `item_id`, its `task.created` event and the reference check)
+   * without and with webhook subscriptions to `task.created` (each create then also queues a delivery per
+   * subscription, which the dispatcher sends to a local receiver while the load runs), and `PATCH /v1/ext/tasks/{id}`
+   * (each connection owns a task and changes its title every request: a real change with its `task.updated`
+   * event). Server figures only, no bare baseline and no target; alternating rounds.
+   */
+  private async measureTasks(): Promise<void> {
+    const itemId = seededItemId(this.plan.companyId, 1);
+    const body = JSON.stringify({ title: "Bench task [<id>]", due_at: "2030-01-15T10:00:00.000Z", assigned_to: "bench-user", priority: "high", item_id: itemId });
+    const probe = await this.api.expect<{ task_id: string; item_id: string }>(201, "POST", "/v1/ext/tasks", JSON.parse(body.replace(/\[<id>\]/g, "probe")));
+    if (probe.body.item_id !== itemId) throw new Error(`POST /v1/ext/tasks answered 201 with item_id ${probe.body.item_id} (expected ${itemId})`);
+    const ids: string[] = [];
+    for (let i = 0; i < this.o.connections; i++) {
+      ids.push((await this.api.expect<{ task_id: string }>(201, "POST", "/v1/ext/tasks", JSON.parse(body.replace(/\[<id>\]/g, `patch${i}`)))).body.task_id);
+    }
+    let title = 0;
+    let nextClient = 0;
+    const setupClient = (client: autocannon.Client, seen: (status: number, body: string) => void) => {
+      const id = ids[nextClient++ % ids.length]!;
+      client.setRequests([
+        {
+          method: "PATCH",
+          path: `/v1/ext/tasks/${id}`,
+          headers: { ...this.headers, "content-type": "application/json" },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify({ title: `Bench task edit ${++title}` }) }),
+          onResponse: seen,
+        },
+      ]);
+    };
+    const createOpts = { url: this.api.baseUrl, method: "POST" as const, path: "/v1/ext/tasks", body, uniqueIds: true, headers: this.headers };
+    const patchOpts = { url: this.api.baseUrl, method: "PATCH" as const, path: `/v1/ext/tasks/${ids[0]}`, headers: this.headers, body: "{}", setupClient };
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    const subscriptions: string[] = [];
+    const subscribers = Math.min(2, this.o.subscriptions);
+    try {
+      const plain: LoadResult[] = [];
+      const fannedOut: LoadResult[] = [];
+      const patched: LoadResult[] = [];
+      // One RSS phase per kind of request, so the report shows which one drives the server's memory.
+      for (let r = 0; r < this.o.rounds; r++) {
+        await this.during("tasks: create", async () => plain.push(await this.load(`task create, round ${r + 1}`, createOpts, r === 0)));
+        await this.during("tasks: PATCH", async () => patched.push(await this.load(`task PATCH (title), round ${r + 1}`, patchOpts, r === 0)));
+        for (let n = 0; n < subscribers; n++) {
+          const res = await this.api.expect<{ id: string }>(201, "POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/tasks/${n}`, event: "task.created" });
+          subscriptions.push(res.body.id);
+        }
+        await this.during(`tasks: create, ${subscribers} subscriptions`, async () =>
+          fannedOut.push(await this.load(`task create with ${subscribers} task.created subscriptions, round ${r + 1}`, createOpts, r === 0)),
+        );
+        // Deleting the subscriptions drops their pending deliveries too, so no backlog weighs on the next round.
+        while (subscriptions.length) await this.api.expect(204, "DELETE", `/v1/ext/webhooks/${subscriptions.pop()}`);
+      }
+      const c = combineRounds(plain);
+      const f = combineRounds(fannedOut);
+      const p = combineRounds(patched);
+      this.figures.push(
+        { item: 8, metric: "Task create (with item_id and task.created event): server", value: c.reqPerSec, display: `${rps(c.reqPerSec)} (${this.latencyText(c)})` },
+        { item: 8, metric: `Task create with ${subscribers} task.created subscriptions: server`, value: f.reqPerSec, display: `${rps(f.reqPerSec)} (${this.latencyText(f)})` },
+        { item: 8, metric: "PATCH /v1/ext/tasks/{id} (title change, task.updated event)", value: p.reqPerSec, display: `${rps(p.reqPerSec)} (${this.latencyText(p)})` },
+      );
+      const row = (what: string, r: LoadResult, i: number) =>
+        `| Tasks | ${what} | ${i + 1} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.ok} | ${r.non2xx + r.errors} |`;
+      this.details.push(
+        "",
+        `Task rounds (alternating, ${this.o.duration} s each; creates reference one seeded item; with subscriptions, the dispatcher sends to a local receiver meanwhile: ${receiver.deliveries.length} deliveries had arrived when the phase ended):`,
+        "",
+        "| Measure | Request | Round | req/s | p50 ms | p99 ms | 2xx | failed |",
+        "|---|---|---|---|---|---|---|---|",
+        ...plain.flatMap((r, i) => [row("create", r, i), row("PATCH", patched[i]!, i), row(`create, ${subscribers} subscriptions`, fannedOut[i]!, i)]),
+        "",
+      );
+    } finally {
+      for (const id of subscriptions) await this.api.call("DELETE", `/v1/ext/webhooks/${id}`);
+      await receiver.stop();
+    }
   }
 
   /** Issue item 5: delivery latency (one subscription, paced creates) and sustained deliveries/s (a burst, N subscriptions). */

@@ -21,7 +21,7 @@ export interface Target {
 }
 
 export interface Figure {
-  /** Issue #4 item number (1..6) the figure belongs to, or 7 for the console pages (issue 10). */
+  /** Issue #4 item number (1..6) the figure belongs to, 7 for the console pages (issue 10), 8 for tasks (issue 12). */
   item: number;
   metric: string;
   value: number | null;

@@ -1,6 +1,6 @@
 /**
- * Issue 12 (hostile input and faults): deleting a pipeline, or a whole company, while items, tasks and updates are
- * being written into it. Nothing in the API deletes a pipeline, but an operator can (SQL, or a company removed with
+ * Issue 12 (hostile input and faults): deleting a pipeline, a whole company or an item while items, tasks and updates
+ * are being written into it. Nothing in the API deletes a pipeline, but an operator can (SQL, or a company removed with
  * its data) and the cascade must then race cleanly with requests in flight: each one either succeeds before the
  * delete or is answered as for an unknown pipeline / item / key, never 500 (before the fix, PostgreSQL answered about
  * one racing create in seven with `could not open relation with OID` or `deadlock detected`).
@@ -73,19 +73,50 @@ describe("deleting a pipeline or a company while requests write into it", () => 
     expectOnly(responses, [200, 201, 404, 422]);
   });
 
-  it("answers item creates racing their company's deletion with 2xx or 401 (the key went with it), never 500", async () => {
+  it("answers item and task writes racing their company's deletion with 2xx, 401 (the key went with it) or 422, never 500", async () => {
     const responses: TestResponse[] = [];
     for (let round = 0; round < 3; round++) {
       const other = await t.newCompany(`Leaving ${round}`);
-      const writes = Array.from({ length: CREATES_PER_ROUND }, (_, i) =>
-        t.request("POST", "/v1/ext/items", { pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id, name: `racing ${i}` }, other.apiKey),
-      );
-      const deleted = new Promise((resolve) => setTimeout(resolve, 5 + round * 5)).then(() => sql(`DELETE FROM companies WHERE id = $1`, other.companyId));
+      const stage = other.pipeline.stages[0]!.id;
+      const item = (await t.request("POST", "/v1/ext/items", { pipeline_id: other.pipeline.id, stage_id: stage, name: "linked" }, other.apiKey)).body;
+      const task = (await t.request("POST", "/v1/ext/tasks", { title: "open", due_at: "2030-01-01T00:00:00Z", assigned_to: "sam" }, other.apiKey)).body;
+      const writes = Array.from({ length: CREATES_PER_ROUND }, (_, i) => [
+        t.request("POST", "/v1/ext/items", { pipeline_id: other.pipeline.id, stage_id: stage, name: `racing ${i}` }, other.apiKey),
+        t.request("POST", "/v1/ext/tasks", { title: `racing ${i}`, due_at: "2030-01-01T00:00:00Z", assigned_to: "sam", item_id: item.item_id }, other.apiKey),
+        t.request("POST", "/v1/ext/tasks", { title: `keyed ${i}`, due_at: "2030-01-01T00:00:00Z", assigned_to: "sam" }, other.apiKey, { "Idempotency-Key": `race-${round}-${i}` }),
+        t.request("PATCH", `/v1/ext/tasks/${task.task_id}`, { title: `edit ${i}`, item_id: i % 2 ? item.item_id : null }, other.apiKey),
+      ]).flat();
+      const deleted = new Promise((resolve) => setTimeout(resolve, 10 + round * 25)).then(() => sql(`DELETE FROM companies WHERE id = $1`, other.companyId));
       const [results] = await Promise.all([Promise.all(writes), deleted]);
       responses.push(...results);
       expect(await t.server.ctx.prisma.item.count({ where: { companyId: other.companyId } })).toBe(0);
+      expect(await t.server.ctx.prisma.task.count({ where: { companyId: other.companyId } })).toBe(0);
     }
-    // 422: the pipeline vanished between the key check and the insert.
-    expectOnly(responses, [201, 401, 422]);
+    // 422: the pipeline vanished between the key check and an item insert (items answer as for an unknown pipeline).
+    expectOnly(responses, [200, 201, 401, 422]);
+    for (const r of responses.filter((r) => r.status === 401)) expect(r.body.code).toBe("invalid_api_key");
+  });
+
+  it("answers task creates and updates racing the deletion of their item with 2xx or 422, never 500", async () => {
+    const responses: TestResponse[] = [];
+    const stage = t.pipeline.stages[0]!.id;
+    for (let round = 0; round < ROUNDS; round++) {
+      const item = (await t.request("POST", "/v1/ext/items", { pipeline_id: t.pipeline.id, stage_id: stage, name: `doomed ${round}` })).body;
+      const tasks = [];
+      for (let i = 0; i < 4; i++) {
+        tasks.push((await t.request("POST", "/v1/ext/tasks", { title: `task ${i}`, due_at: "2030-01-01T00:00:00Z", assigned_to: "sam", item_id: item.item_id })).body);
+      }
+      const writes = Array.from({ length: CREATES_PER_ROUND }, (_, i) => [
+        t.request("POST", "/v1/ext/tasks", { title: `racing ${i}`, due_at: "2030-01-01T00:00:00Z", assigned_to: "sam", item_id: item.item_id }),
+        t.request("PATCH", `/v1/ext/tasks/${tasks[i % tasks.length].task_id}`, i % 3 ? { title: `edit ${i}`, is_completed: i % 2 === 0 } : { item_id: item.item_id, notes: `n${i}` }),
+      ]).flat();
+      const deleted = new Promise((resolve) => setTimeout(resolve, 5 + round * 3)).then(() => sql(`DELETE FROM items WHERE id = $1`, item.item_id));
+      const [results] = await Promise.all([Promise.all(writes), deleted]);
+      responses.push(...results);
+      // The delete cleared every reference to the item (ON DELETE SET NULL), including those of racing writes.
+      expect(await t.server.ctx.prisma.task.count({ where: { itemId: item.item_id } })).toBe(0);
+    }
+    expectOnly(responses, [200, 201, 422]);
+    for (const r of responses.filter((r) => r.status === 422)) expect(r.body.code).toBe("invalid_reference");
   });
 });

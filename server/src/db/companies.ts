@@ -23,6 +23,20 @@ export function insertCompany(db: Queryable, data: { name: string; slug?: string
   return db.company.create({ data: { name: data.name, slug: data.slug ?? null } });
 }
 
+/**
+ * The CTE `company_row` for one-statement writes into a company (db/items.ts, db/tasks.ts): the company of the SQL
+ * parameter `companyParam` locked `FOR KEY SHARE` (the lock its children's foreign keys take anyway, shared by
+ * concurrent writes), when the SQL `condition` holds. Take it FIRST: `DELETE FROM companies` locks the company row
+ * and then cascades to its children, so a write that locks the company before anything else either gets there
+ * first (the delete waits for it) or finds no row (the delete committed) — never a foreign-key failure or a
+ * deadlock half-way through. The statement writes nothing when `company_row` is empty.
+ */
+export function lockedCompanyCte(companyParam: string, condition = "true"): string {
+  return `company_row AS MATERIALIZED (
+           SELECT c.id FROM companies c WHERE c.id = ${companyParam} AND ${condition} FOR KEY SHARE
+         )`;
+}
+
 /** The company with `id`, or null. */
 export function findCompany(db: Queryable, id: string) {
   return db.company.findUnique({ where: { id } });

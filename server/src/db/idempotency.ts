@@ -63,6 +63,67 @@ export function toStoredResponse(row: StoredRow): StoredResponse {
   return { requestHash: row.request_hash, status: Number(row.status), body: row.response_body, location: row.location };
 }
 
+/**
+ * For creates that are ONE statement (db/items.ts, db/tasks.ts): the CTEs `claim` (the key's advisory lock, taken
+ * without waiting) and `prior` (its unexpired stored response), for the SQL parameters `company` and `key` (e.g.
+ * `$2`, `$15`). The create's own CTEs write only under `CLAIM_TAKEN`.
+ */
+export function claimCtes(company: string, key: string): string {
+  return `claim AS MATERIALIZED (
+           SELECT pg_try_advisory_xact_lock(${advisoryLockId(company, key)}) AS got
+         ), prior AS MATERIALIZED (
+           SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = ${company} AND key = ${key} AND expires_at > now()
+         )`;
+}
+
+/** SQL condition: the key's lock was taken and no response is stored (`claimCtes`). */
+export const CLAIM_TAKEN = "(SELECT got FROM claim) AND NOT EXISTS (SELECT 1 FROM prior)";
+
+/**
+ * The CTE `stored` that stores a 201 response for the key when the one-row CTE `createdCte` holds the new resource.
+ * Parameters are SQL expressions: company, key, request hash, response body text, location and TTL in seconds.
+ */
+export function storeCreatedCte(createdCte: string, p: { company: string; key: string; hash: string; body: string; location: string; ttl: string }): string {
+  return `stored AS (
+           INSERT INTO idempotency_keys (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
+           SELECT ${p.company}, ${p.key}, ${p.hash}, 201, ${p.body}, ${p.location}, now(), now() + make_interval(secs => ${p.ttl}::int)
+           FROM ${createdCte}
+         )`;
+}
+
+/** The select list and FROM clause of a statement with `claimCtes`: one row with `got` and the stored columns. */
+export const CLAIM_SELECT = {
+  columns: "(SELECT got FROM claim) AS got, prior.request_hash, prior.status, prior.response_body, prior.location",
+  from: "FROM (SELECT 1) AS one LEFT JOIN prior ON true",
+};
+
+/** A row selected with `CLAIM_SELECT.columns`. */
+export type ClaimRow = { got: boolean } & Partial<StoredRow>;
+
+/** What a one-statement create learned about its key: held by another request, a stored response, or `null`: taken. */
+export function claimResult(row: ClaimRow): { inUse: true } | { stored: StoredResponse } | null {
+  if (!row.got) return { inUse: true };
+  if (row.request_hash != null) return { stored: toStoredResponse(row as StoredRow) };
+  return null;
+}
+
+/**
+ * Runs a one-statement create with a claim (`run`), again (up to 3 times in all) when it fails because a response
+ * to the key was stored after the statement's snapshot or an expired row of the key is still there
+ * (`isStoredKeyConflict`; the expired row is deleted first).
+ * @throws whatever `run` throws otherwise, or on the last attempt.
+ */
+export async function retryOnStoredKeyConflict<T>(prisma: PrismaClient, claim: IdempotencyClaim, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= 3 || !isStoredKeyConflict(err)) throw err;
+      await deleteExpiredKey(prisma, claim);
+    }
+  }
+}
+
 /** The outcome of taking a key at the start of a create's transaction. */
 export type ClaimOutcome = { kind: "claimed" } | { kind: "in_use" } | { kind: "stored"; stored: StoredResponse };
 
@@ -116,11 +177,18 @@ function storeParams(claim: IdempotencyClaim, response: ResponseToStore): unknow
 /**
  * Stores the response of a request that failed (a 4xx, CONTRACT: replayed too) unless a response to the key is
  * stored already, in one statement outside any create.
- * @returns null when this response was stored, else the response stored before (replay it).
+ * @returns null when this response was stored, or when the company is gone (deleted after the request was
+ * authenticated: no key of it can be stored or replayed any more); else the response stored before (replay it).
  */
 export async function storeFailureOrRead(prisma: PrismaClient, claim: IdempotencyClaim, response: ResponseToStore): Promise<StoredResponse | null> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await query<{ stored: boolean }>(prisma, STORE_UNLESS_UNEXPIRED, storeParams(claim, response));
+    let inserted: unknown[];
+    try {
+      inserted = await query<{ stored: boolean }>(prisma, STORE_UNLESS_UNEXPIRED, storeParams(claim, response));
+    } catch (err) {
+      if (isMissingCompany(err)) return null;
+      throw err;
+    }
     if (inserted.length > 0) return null;
     const row = await queryOne<StoredRow>(
       prisma,
@@ -163,4 +231,12 @@ export function isStoredKeyConflict(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
   const duplicate = e?.code === "23505" || /duplicate key/i.test(String(e?.message ?? ""));
   return duplicate && (e?.constraint === "idempotency_keys_pkey" || /idempotency_keys_pkey/.test(String(e?.message ?? "")));
+}
+
+/** Is `err` the foreign-key violation (SQLSTATE 23503) of `idempotency_keys_company_id_fkey`: the company is gone? */
+function isMissingCompany(err: unknown): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown } | null;
+  const text = String(e?.message ?? "");
+  const violation = e?.code === "23503" || /foreign key/i.test(text);
+  return violation && (e?.constraint === "idempotency_keys_company_id_fkey" || /idempotency_keys_company_id_fkey/.test(text));
 }

@@ -7,17 +7,19 @@ import type { KeysetPosition } from "./keyset";
 import { ITEM_INCLUDE, type ItemRecord } from "./item-record";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "./json-slot";
-import { fanOutCtes } from "./outbox";
+import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import {
-  advisoryLockId,
-  deleteExpiredKey,
-  isStoredKeyConflict,
-  STORED_COLUMNS,
-  toStoredResponse,
+  CLAIM_SELECT,
+  CLAIM_TAKEN,
+  claimCtes,
+  claimResult,
+  retryOnStoredKeyConflict,
+  storeCreatedCte,
+  type ClaimRow,
   type IdempotencyClaim,
   type StoredResponse,
-  type StoredRow,
 } from "./idempotency";
+import { lockedCompanyCte } from "./companies";
 import { query } from "./sql";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -271,34 +273,27 @@ export async function insertItemWithEvent(
   }
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const rows = await query<{ short_id: string | null; deliveries: number; got: boolean } & Partial<StoredRow>>(
-        prisma,
-        `WITH claim AS MATERIALIZED (
-           SELECT pg_try_advisory_xact_lock(${advisoryLockId("$2", "$15")}) AS got
-         ), prior AS MATERIALIZED (
-           SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $2 AND key = $15 AND expires_at > now()
-         ), ${lockedPipelineCtes("(SELECT got FROM claim) AND NOT EXISTS (SELECT 1 FROM prior)")}, ${INSERT_ITEM_CTES}, stored AS (
-           INSERT INTO idempotency_keys (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
-           SELECT $2, $15, $16, 201, $13 || to_json(new_item.short_id)::text || $14, $17, now(), now() + make_interval(secs => $18::int)
-           FROM new_item
-         )
-         SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
-           (SELECT got FROM claim) AS got, prior.request_hash, prior.status, prior.response_body, prior.location
-         FROM (SELECT 1) AS one LEFT JOIN prior ON true`,
-        params,
-        { name: "insert-item-with-event-idempotent" },
-      );
-      const row = rows[0]!;
-      if (!row.got) return { shortId: null, deliveries: 0, inUse: true };
-      if (row.request_hash != null) return { shortId: null, deliveries: 0, stored: toStoredResponse(row as StoredRow) };
-      return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0) };
-    } catch (err) {
-      if (attempt >= 3 || !isStoredKeyConflict(err)) throw err;
-      await deleteExpiredKey(prisma, claim);
-    }
-  }
+  const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
+    query<{ short_id: string | null; deliveries: number } & ClaimRow>(
+      prisma,
+      `WITH ${claimCtes("$2", "$15")}, ${lockedPipelineCtes(CLAIM_TAKEN)}, ${INSERT_ITEM_CTES}, ${storeCreatedCte("new_item", {
+        company: "$2",
+        key: "$15",
+        hash: "$16",
+        body: "$13 || to_json(new_item.short_id)::text || $14",
+        location: "$17",
+        ttl: "$18",
+      })}
+       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries, ${CLAIM_SELECT.columns}
+       ${CLAIM_SELECT.from}`,
+      params,
+      { name: "insert-item-with-event-idempotent" },
+    ),
+  );
+  const row = rows[0]!;
+  const claimed = claimResult(row);
+  if (claimed) return { shortId: null, deliveries: 0, ...claimed };
+  return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0) };
 }
 
 /**
@@ -312,9 +307,7 @@ export async function insertItemWithEvent(
  * (company, then pipeline) is the cascade's own order.
  */
 function lockedPipelineCtes(condition: string): string {
-  return `company_row AS MATERIALIZED (
-           SELECT c.id FROM companies c WHERE c.id = $2 AND ${condition} FOR KEY SHARE
-         ), pipeline_row AS MATERIALIZED (
+  return `${lockedCompanyCte("$2", condition)}, pipeline_row AS MATERIALIZED (
            SELECT p.id, p.short_id_prefix FROM pipelines p
            WHERE p.id = $3 AND p.company_id = $2 AND EXISTS (SELECT 1 FROM company_row) FOR KEY SHARE
          ), short AS (
@@ -346,11 +339,7 @@ export interface ItemColumns {
 }
 
 /** An outbox event of an item change: its id (uuid v7), name and the exact JSON body to deliver. */
-export interface ItemChangeEvent {
-  id: string;
-  type: string;
-  payload: unknown;
-}
+export type ItemChangeEvent = OutboxEventToInsert;
 
 /**
  * Optimistic locking (spec "Items", PATCH with `version`; CONTRACT "Events and deliveries"): stores `columns` on
@@ -375,13 +364,7 @@ export async function updateItemWithEvents(
          version = version + 1, updated_at = $10::timestamptz
        WHERE id = $1 AND company_id = $2 AND version = $3
        RETURNING id
-     ), new_events AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT e.id, $2, e.type, updated.id, e.payload::json
-       FROM updated CROSS JOIN unnest($11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS e(id, type, payload, n)
-       ORDER BY e.n
-       RETURNING id, type, seq
-     ), ${fanOutCtes("new_events", "$2")}
+     ), ${insertEventsCte("new_events", "updated", "$2", 11)}, ${fanOutCtes("new_events", "$2")}
      SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM queued)::int AS deliveries`,
     [
       item.id,
@@ -394,9 +377,7 @@ export async function updateItemWithEvents(
       columns.source,
       JSON.stringify(columns.metadata ?? {}),
       item.updatedAt,
-      events.map((e) => e.id),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.payload)),
+      ...eventParams(events),
     ],
     { name: "update-item-with-events" },
   );

@@ -35,6 +35,37 @@ export function fanOutCtes(eventsCte: string, companyParam: string): string {
      )`;
 }
 
+/** An outbox event a statement writes itself: its id (uuid v7), name and the exact JSON body to deliver. */
+export interface OutboxEventToInsert {
+  id: string;
+  type: string;
+  /** Stored as `JSON.stringify` writes it (key order kept: the column is `json`, not `jsonb`). */
+  payload: unknown;
+}
+
+/**
+ * The parameters `eventsCte` reads, in this order: event ids, names and JSON texts (three `text[]`).
+ */
+export function eventParams(events: readonly OutboxEventToInsert[]): [string[], string[], string[]] {
+  return [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload))];
+}
+
+/**
+ * The CTE `name` that writes the events given as the `text[]` parameters `first`, `first + 1`, `first + 2`
+ * (`eventParams`: ids, names, payloads) about the row of the one-row CTE `resourceCte` (column `id`), for the company
+ * of parameter `companyParam`; nothing when `resourceCte` is empty. The events are inserted in array order, so their
+ * `seq` follows it. Returns (id, type, seq), ready for `fanOutCtes(name, companyParam)`.
+ */
+export function insertEventsCte(name: string, resourceCte: string, companyParam: string, first: number): string {
+  return `${name} AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+       SELECT e.id, ${companyParam}, e.type, ${resourceCte}.id, e.payload::json
+       FROM ${resourceCte} CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS e(id, type, payload, n)
+       ORDER BY e.n
+       RETURNING id, type, seq
+     )`;
+}
+
 /**
  * Queues one pending delivery of a stored event per active subscription of that company and event name, in one
  * statement inside the caller's transaction (`fanOutCtes`).

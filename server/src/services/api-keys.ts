@@ -9,7 +9,7 @@ import type { ApiKey, Prisma, PrismaClient } from "../generated/prisma/client";
 import * as keys from "../db/api-keys";
 import { requireCompany } from "./companies";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
-import { domainError, notFound } from "./errors";
+import { domainError, notFound, type DomainError } from "./errors";
 
 export interface AuthContext {
   keyId: string;
@@ -62,6 +62,15 @@ export interface Authenticated {
 }
 
 /**
+ * 401 `invalid_api_key` for a key that does not exist (spec "Authentication", CONTRACT "Errors"): never issued,
+ * deleted, or gone with its company (a write that finds its company deleted after the key was checked answers the
+ * same as the next request with that key will).
+ */
+export function unknownApiKey(): DomainError {
+  return domainError("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+}
+
+/**
  * Verifies a raw `x-api-key` value (spec "Authentication", CONTRACT.md "Errors"). The same database statement also
  * counts the request against the key's rate-limit window `countHit` (db/api-keys.ts `findKeyAndCountHit`), so a
  * request costs one round trip for both; a key that fails verification is not counted.
@@ -77,7 +86,7 @@ export async function authenticate(
   if (!rawKey) throw domainError("invalid_api_key", "Send your API key in the x-api-key header.");
   const keyHash = hashApiKey(rawKey.trim());
   const found = await keys.findKeyAndCountHit(prisma, keyHash, { ...countHit, now });
-  if (!found) throw domainError("invalid_api_key", "The API key is not valid. Check that it was copied completely.");
+  if (!found) throw unknownApiKey();
   const row = found.key;
   if (row.revokedAt) throw domainError("invalid_api_key", `The API key "${row.name}" has been revoked. Create a new key in Company Settings.`);
   if (row.expiresAt && row.expiresAt <= now) {

@@ -1,8 +1,9 @@
 /**
  * Tasks (spec "Tasks", CONTRACT.md "Tasks", "Responses", "Lists", "Events and deliveries"): list, get, create and
- * update the tasks of one company. Domain rules live here: defaults, the `item_id` reference check, the
- * `completed_at` rules and the outbox events (`task.created`, `task.updated`, `task.completed`) written in the same
- * transaction as the change.
+ * update the tasks of one company. Domain rules live here: defaults, the `item_id` reference check's answer, the
+ * `completed_at` rules, which outbox events (`task.created`, `task.updated`, `task.completed`) a change writes and
+ * their payload (the Task format). Each create and update is written, with its events, in ONE atomic statement
+ * (db/tasks.ts), as items are.
  */
 import {
   decodeKeysetCursor,
@@ -15,10 +16,13 @@ import {
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as db from "../db/tasks";
-import type { Prisma, Task as TaskRow } from "../generated/prisma/client";
-import { domainError, notFound } from "./errors";
-import { inIdempotentTransaction, type IdempotencyClaim } from "./idempotency";
-import { recordEvent } from "../webhooks/outbox";
+import type { OutboxEventToInsert } from "../db/outbox";
+import type { TaskRecord } from "../db/task-record";
+import { uuidv7 } from "../db/webhook-dispatch";
+import type { Task as TaskRow } from "../generated/prisma/client";
+import { unknownApiKey } from "./api-keys";
+import { domainError, notFound, type DomainError } from "./errors";
+import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { toTaskResponse } from "./task-format";
 
 /** Spec "Task write fields": what a create leaves out gets these values. */
@@ -47,20 +51,21 @@ export function listTasks(ctx: AppContext, companyId: string, query: TaskListQue
  * @throws DomainError 404 `not_found` when the task does not exist or belongs to another company.
  */
 export async function getTask(ctx: AppContext, companyId: string, taskId: string): Promise<Task> {
-  const row = await db.findTask(ctx.prisma, companyId, taskId);
-  if (!row) throw notFound("Task", taskId);
-  return toTaskResponse(row);
+  const { task } = await db.readTask(ctx.prisma, companyId, taskId);
+  if (!task) throw notFound("Task", taskId);
+  return toTaskResponse(task);
 }
 
 /**
  * Creates a task (spec "Tasks", CONTRACT.md "Responses" and "Tasks"): `created_by` is the creating API key's id,
  * `priority` defaults to `none` and `task_type` to `to_do`; `is_completed: true` sets `completed_at` to now.
- * Records `task.created` (and `task.completed` when created completed) in the same transaction, then wakes the
- * dispatcher.
- * With an idempotency `claim` (CONTRACT "Idempotency") the transaction first takes the key and last stores the 201
- * response under it (services/idempotency.ts `inIdempotentTransaction`).
+ * The task, `task.created` (and `task.completed` when created completed; payload: the Task as returned) and their
+ * deliveries are written in ONE statement (db/tasks.ts `insertTaskWithEvents`), which first locks the company and
+ * the `item_id` item against deletion; then the dispatcher is woken. Id (uuid v7) and timestamps come from the app.
+ * With an idempotency `claim` (CONTRACT "Idempotency") the same statement takes the key and stores the 201 response.
  * @returns the stored task in the Task format.
- * @throws DomainError 422 `invalid_reference` when `item_id` is not an item of the company; with a claim,
+ * @throws DomainError 422 `invalid_reference` when `item_id` is not an item of the company; 401 `invalid_api_key`
+ *   when the company (and with it the key) was deleted after the key was checked; with a claim,
  *   StoredResponseFound or 409 `idempotency_key_in_use` (nothing is written then).
  */
 export async function createTask(
@@ -72,65 +77,77 @@ export async function createTask(
 ): Promise<Task> {
   const now = new Date();
   const isCompleted = input.is_completed ?? false;
-  const respond = (created: Task) => ({ status: 201, body: JSON.stringify(created), location: resourceLocation("tasks", created.task_id) });
-  const task = await inIdempotentTransaction(ctx.prisma, claim, async (tx) => {
-    if (input.item_id) await assertItemOfCompany(tx, companyId, input.item_id);
-    const row = await db.insertTask(tx, {
-      companyId,
-      title: input.title,
-      description: blankToNull(input.description),
-      dueAt: new Date(input.due_at),
-      priority: input.priority ?? TASK_DEFAULTS.priority,
-      taskType: input.task_type ?? TASK_DEFAULTS.taskType,
-      assignedTo: input.assigned_to,
-      createdBy: apiKeyId,
-      itemId: input.item_id ?? null,
-      isCompleted,
-      completedAt: isCompleted ? now : null,
-      notes: blankToNull(input.notes),
-      durationMinutes: input.duration_minutes ?? null,
-      reminderMinutes: input.reminder_minutes ?? null,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const created = toTaskResponse(row);
-    await recordTaskEvents(tx, companyId, created, isCompleted ? ["task.created", "task.completed"] : ["task.created"]);
-    return created;
-  }, respond);
+  const record: TaskRecord = {
+    id: uuidv7(now.getTime()),
+    title: input.title,
+    description: blankToNull(input.description),
+    dueAt: new Date(input.due_at),
+    priority: input.priority ?? TASK_DEFAULTS.priority,
+    taskType: input.task_type ?? TASK_DEFAULTS.taskType,
+    assignedTo: input.assigned_to,
+    createdBy: apiKeyId,
+    itemId: input.item_id ?? null,
+    isCompleted,
+    completedAt: isCompleted ? now : null,
+    notes: blankToNull(input.notes),
+    durationMinutes: input.duration_minutes ?? null,
+    reminderMinutes: input.reminder_minutes ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const created = toTaskResponse(record);
+  const events = taskEvents(created, now, isCompleted ? ["task.created", "task.completed"] : ["task.created"]);
+  const location = resourceLocation("tasks", created.task_id);
+  const outcome = await db.insertTaskWithEvents(ctx.prisma, companyId, record, events, claim && { claim, body: JSON.stringify(created), location });
+  if (!outcome.written) throw notWrittenError(outcome, record.itemId);
   ctx.eventsCommitted();
-  return task;
+  return created;
 }
+
+/** How many times `updateTask` reads and writes again after another write to the task got in between. */
+const UPDATE_ATTEMPTS = 100;
 
 /**
  * Updates a task with the fields given (spec "Tasks": PATCH carries only the fields to change; CONTRACT.md "Tasks"):
  * `is_completed: true` sets `completed_at` to now unless the task was already completed (the original time is
- * kept), `false` clears it; `null` clears `description`, `notes`, `item_id` and the minutes. Concurrent updates of
- * one task are serialised. When something actually changed it records `task.updated`, plus `task.completed` when
- * the task went from open to completed, in the same transaction; an update that changes nothing writes nothing.
+ * kept), `false` clears it; `null` clears `description`, `notes`, `item_id` and the minutes. When something
+ * actually changed it writes `task.updated`, plus `task.completed` when the task went from open to completed; an
+ * update that changes nothing writes nothing.
+ * Optimistic, like items: the task is read, the change computed, and one statement (db/tasks.ts
+ * `updateTaskWithEvents`) stores it with its events only if the row is still the version read, after locking the
+ * company and a newly linked item against deletion. When another write got in between, the update is computed again
+ * on the newer row, so concurrent updates of one task apply one after the other, each on the previous one's result.
  * @returns the task after the update, in the Task format.
- * @throws DomainError 404 `not_found` (unknown task or another company's); 422 `invalid_reference` (`item_id`).
+ * @throws DomainError 404 `not_found` (unknown task or another company's); 422 `invalid_reference` (`item_id`);
+ *   401 `invalid_api_key` when the company (and with it the key) was deleted after the key was checked.
  */
 export async function updateTask(ctx: AppContext, companyId: string, taskId: string, input: TaskUpdate): Promise<Task> {
-  const now = new Date();
-  const { task, changed } = await ctx.prisma.$transaction(async (tx) => {
-    const current = await db.lockTask(tx, companyId, taskId);
+  for (let attempt = 1; ; attempt++) {
+    const { company, task: current } = await db.readTask(ctx.prisma, companyId, taskId);
+    if (!company) throw unknownApiKey();
     if (!current) throw notFound("Task", taskId);
+    const now = new Date();
     const changes = taskChanges(current, input, now);
-    if (Object.keys(changes).length === 0) return { task: toTaskResponse(current), changed: false };
-    if (changes.itemId) await assertItemOfCompany(tx, companyId, changes.itemId);
-    const row = await db.updateTask(tx, taskId, { ...changes, updatedAt: now });
-    const updated = toTaskResponse(row);
-    const completedNow = !current.isCompleted && row.isCompleted;
-    await recordTaskEvents(tx, companyId, updated, completedNow ? ["task.updated", "task.completed"] : ["task.updated"]);
-    return { task: updated, changed: true };
-  });
-  if (changed) ctx.eventsCommitted();
-  return task;
+    if (Object.keys(changes).length === 0) return toTaskResponse(current);
+    const next: TaskRecord = { ...current, ...changes, updatedAt: now };
+    const updated = toTaskResponse(next);
+    const completedNow = !current.isCompleted && next.isCompleted;
+    const events = taskEvents(updated, now, completedNow ? ["task.updated", "task.completed"] : ["task.updated"]);
+    const outcome = await db.updateTaskWithEvents(ctx.prisma, companyId, current.rowVersion, next, changes.itemId ?? null, events);
+    if (outcome.written) {
+      ctx.eventsCommitted();
+      return updated;
+    }
+    if (outcome.reason !== "changed" || attempt >= UPDATE_ATTEMPTS) throw notWrittenError(outcome, changes.itemId ?? null);
+  }
 }
 
+/** The columns an update may change, with their new values. */
+type TaskChanges = Partial<Omit<TaskRecord, "id" | "createdBy" | "createdAt" | "updatedAt">>;
+
 /** The columns whose value `input` actually changes (an empty object when nothing changes). */
-function taskChanges(current: TaskRow, input: TaskUpdate, now: Date): db.TaskChanges {
-  const changes: db.TaskChanges = {};
+function taskChanges(current: TaskRecord, input: TaskUpdate, now: Date): TaskChanges {
+  const changes: TaskChanges = {};
   if (input.title !== undefined && input.title !== current.title) changes.title = input.title;
   if (input.description !== undefined && blankToNull(input.description) !== current.description) {
     changes.description = blankToNull(input.description);
@@ -160,18 +177,31 @@ function taskChanges(current: TaskRow, input: TaskUpdate, now: Date): db.TaskCha
   return changes;
 }
 
-/** CONTRACT.md "Tasks": `item_id` must name an item of the same company (422 otherwise). */
-async function assertItemOfCompany(tx: Prisma.TransactionClient, companyId: string, itemId: string): Promise<void> {
-  if (await db.itemBelongsToCompany(tx, companyId, itemId)) return;
-  const message = `item_id ${itemId} is not an item of this company. Use the item_id of an existing item (GET /v1/ext/items).`;
-  throw domainError("invalid_reference", message, { errors: [{ path: "item_id", message }] });
+/**
+ * The error for a task write that stored nothing: 401 when the company is gone, 422 `invalid_reference` when
+ * `itemId` is not an item of the company (CONTRACT.md "Tasks"), the idempotency answers for a claimed key.
+ * @throws Error for a write that lost to concurrent updates `UPDATE_ATTEMPTS` times in a row (not expected to happen).
+ */
+function notWrittenError(outcome: Exclude<db.TaskWriteOutcome, { written: true }>, itemId: string | null): DomainError | StoredResponseFound {
+  switch (outcome.reason) {
+    case "no_company":
+      return unknownApiKey();
+    case "no_item": {
+      const message = `item_id ${itemId} is not an item of this company. Use the item_id of an existing item (GET /v1/ext/items).`;
+      return domainError("invalid_reference", message, { errors: [{ path: "item_id", message }] });
+    }
+    case "in_use":
+      return keyInUse();
+    case "stored":
+      return new StoredResponseFound(outcome.stored);
+    case "changed":
+      throw new Error(`task update: the task kept changing under ${UPDATE_ATTEMPTS} attempts in a row`);
+  }
 }
 
-/** Writes the task's events to the outbox, in order, with the task format as payload. */
-async function recordTaskEvents(tx: Prisma.TransactionClient, companyId: string, task: Task, types: EventName[]): Promise<void> {
-  for (const type of types) {
-    await recordEvent(tx, { companyId, type, resourceId: task.task_id, payload: task });
-  }
+/** The outbox events of a task change, in order, each with the Task format as payload. */
+function taskEvents(task: Task, now: Date, types: EventName[]): OutboxEventToInsert[] {
+  return types.map((type) => ({ id: uuidv7(now.getTime()), type, payload: task }));
 }
 
 /** Optional free text: an empty string means "no text", stored as null like an absent value. */
