@@ -148,7 +148,7 @@ describe("guards", () => {
     const page = await signIn(env.browser, env.t.url, env.user);
     await page.goto(`/console/keys/${env.t.keyId}/rename`);
     // The form's token went stale (e.g. the page was left open while the CSRF cookie changed).
-    await page.locator('form input[name="_csrf"]').last().evaluate((input) => ((input as HTMLInputElement).value = "stale"));
+    await page.locator('form input[name="_csrf"]').last().evaluate((input) => input.setAttribute("value", "stale"));
     const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Save name" }).click()]);
     expect(refused.status()).toBe(403);
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("You cannot do this");

@@ -192,7 +192,7 @@ describe("Idempotency-Key on POST /v1/ext/items", () => {
       const busy = await fetch(url, { method: "POST", headers: h, body: "{}" });
       expect(busy.status).toBe(409);
       expect(busy.headers.get("retry-after")).toBe("1");
-      expect((await busy.json()).code).toBe("idempotency_key_in_use");
+      expect(((await busy.json()) as { code: string }).code).toBe("idempotency_key_in_use");
       release();
       expect((await first).status).toBe(201);
       expect(creates).toBe(1);
@@ -308,17 +308,17 @@ if (process.env.TEST_DATABASE_URL) {
     it("creates exactly one item for a burst of retries with one key spread over both processes", async () => {
       const apiKey = a.demoApiKey!;
       const headers = { "x-api-key": apiKey, "content-type": "application/json" };
-      const pipelines = await (await fetch(`${a.url}/v1/ext/pipelines`, { headers })).json();
-      const stages = await (await fetch(`${a.url}/v1/ext/pipelines/${pipelines[0].id}/stages`, { headers })).json();
+      const pipelines = (await (await fetch(`${a.url}/v1/ext/pipelines`, { headers })).json()) as { id: string }[];
+      const stages = (await (await fetch(`${a.url}/v1/ext/pipelines/${pipelines[0]!.id}/stages`, { headers })).json()) as { id: string }[];
       for (let round = 0; round < 5; round++) {
         const idem = `burst-${round}-${Date.now()}`;
-        const body = JSON.stringify({ name: `Burst ${round}`, pipeline_id: pipelines[0].id, stage_id: stages[0].id });
+        const body = JSON.stringify({ name: `Burst ${round}`, pipeline_id: pipelines[0]!.id, stage_id: stages[0]!.id });
         const responses = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>
             fetch(`${(i % 2 === 0 ? a : b).url}/v1/ext/items`, { method: "POST", headers: { ...headers, "Idempotency-Key": idem }, body }).then(async (r) => ({
               status: r.status,
               replayed: r.headers.get("idempotent-replayed"),
-              body: await r.json(),
+              body: (await r.json()) as { item_id?: string; code?: string },
             })),
           ),
         );
@@ -329,7 +329,7 @@ if (process.env.TEST_DATABASE_URL) {
         expect(new Set(created.map((r) => r.body.item_id)).size).toBe(1);
         expect(created.filter((r) => r.replayed === null)).toHaveLength(1);
         for (const r of busy) expect(r.body.code).toBe("idempotency_key_in_use");
-        const list = await (await fetch(`${a.url}/v1/ext/items?limit=500`, { headers })).json();
+        const list = (await (await fetch(`${a.url}/v1/ext/items?limit=500`, { headers })).json()) as { name: string }[];
         expect(list.filter((i: { name: string }) => i.name === `Burst ${round}`)).toHaveLength(1);
       }
     }, 60_000);

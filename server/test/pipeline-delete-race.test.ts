@@ -102,7 +102,7 @@ describe("deleting a pipeline or a company while requests write into it", () => 
     const stage = t.pipeline.stages[0]!.id;
     for (let round = 0; round < ROUNDS; round++) {
       const item = (await t.request("POST", "/v1/ext/items", { pipeline_id: t.pipeline.id, stage_id: stage, name: `doomed ${round}` })).body;
-      const tasks = [];
+      const tasks: { task_id: string }[] = [];
       for (let i = 0; i < 4; i++) {
         tasks.push((await t.request("POST", "/v1/ext/tasks", { title: `task ${i}`, due_at: "2030-01-01T00:00:00Z", assigned_to: "sam", item_id: item.item_id })).body);
       }

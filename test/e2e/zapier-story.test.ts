@@ -46,14 +46,14 @@ describe("a no-code user's zap, end to end", () => {
     expect(me.key.name).toBe("Demo key");
 
     // 2. Dropdowns: pipeline → stage → status.
-    const pipelines = (await appTester(App.triggers!.pipeline_list.operation.perform as any, bundle())) as any[];
+    const pipelines = (await appTester((App.triggers!.pipeline_list.operation as any).perform as any, bundle())) as any[];
     const sales = pipelines.find((p) => p.name === "Sales");
     expect(sales).toBeDefined();
-    const stages = (await appTester(App.triggers!.stage_list.operation.perform as any, bundle({ pipeline_id: sales.id }))) as any[];
+    const stages = (await appTester((App.triggers!.stage_list.operation as any).perform as any, bundle({ pipeline_id: sales.id }))) as any[];
     expect(stages.map((s) => s.name)).toEqual(["Lead", "Qualified", "Proposal", "Closed"]);
     const lead = stages[0];
     const statuses = (await appTester(
-      App.triggers!.status_list.operation.perform as any,
+      (App.triggers!.status_list.operation as any).perform as any,
       bundle({ pipeline_id: sales.id, stage_id: lead.id }),
     )) as any[];
     expect(statuses.map((s) => s.name)).toEqual(["Open", "Won", "Lost"]);
@@ -77,7 +77,7 @@ describe("a no-code user's zap, end to end", () => {
     // 4. Turn the zap on: subscribe "New Item" with the receiver as the target URL.
     const targetUrl = `${receiver.url}/zap/123`;
     const subscribeData = (await appTester(
-      App.triggers!.item_created.operation.performSubscribe as any,
+      (App.triggers!.item_created.operation as any).performSubscribe as any,
       bundle({}, { targetUrl } as Partial<Bundle>),
     )) as any;
     expect(subscribeData).toMatchObject({ target_url: targetUrl, event: "item.created" });
@@ -103,7 +103,7 @@ describe("a no-code user's zap, end to end", () => {
 
     // 6. Zapier runs the trigger's perform on the delivery: the zap gets the item, with an id to dedupe on.
     const output = (await appTester(
-      App.triggers!.item_created.operation.perform as any,
+      (App.triggers!.item_created.operation as any).perform as any,
       bundle({}, {
         // as Zapier passes a hook request: headers capitalised with an "Http-" prefix, the exact body, the parsed body
         rawRequest: {
@@ -123,7 +123,7 @@ describe("a no-code user's zap, end to end", () => {
     expect(output[0]).toMatchObject({ id: second.item_id, item_id: second.item_id, name: "Second deal", email: "second@example.com", deal_value: 99.5 });
 
     // 7. Turn the zap off: unsubscribe; a further item is not delivered.
-    await appTester(App.triggers!.item_created.operation.performUnsubscribe as any, bundle({}, { subscribeData } as Partial<Bundle>));
+    await appTester((App.triggers!.item_created.operation as any).performUnsubscribe as any, bundle({}, { subscribeData } as Partial<Bundle>));
     await appTester(
       App.creates!.create_item.operation.perform as any,
       bundle({ pipeline_id: sales.id, stage_id: lead.id, name: "Third deal", custom__email: "third@example.com" }),

@@ -221,7 +221,7 @@ export interface ItemEventToInsert {
 /**
  * Inserts an item (version 1), its outbox event and one pending delivery per active subscription of the company to
  * that event name, in ONE statement (data-modifying CTEs): atomic on its own, so no BEGIN/COMMIT round trips, and
- * the same outcome as an item insert + webhooks/outbox.ts `recordEvent` in one transaction.
+ * the same outcome as an item insert + db/outbox.ts `insertEvent` and `fanOutEvent` in one transaction.
  * - `short_id` is `<prefix>-<n>`, n taken from the pipeline's sequence (`pipeline_short_id_sequence(id)`, migration
  *   20261121090000_short_id_sequences) inside the statement, after the company and pipeline rows are locked
  *   `FOR KEY SHARE` (`lockedPipelineCtes`: a concurrent delete of either cannot break the statement); never reused,

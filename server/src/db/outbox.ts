@@ -2,7 +2,11 @@
 import type { Prisma } from "../generated/prisma/client";
 import { uuidv7 } from "./webhook-dispatch";
 
-/** Inserts one outbox event; returns its id and commit-order `seq`. */
+/**
+ * Inserts one outbox event inside the caller's transaction; returns its id and commit-order `seq`. The API's writes
+ * insert their events in their own statement (`insertEventsCte`); this and `fanOutEvent` serve writes made in an
+ * interactive transaction (the webhook tests' event fixtures).
+ */
 export function insertEvent(
   tx: Prisma.TransactionClient,
   event: { companyId: string; type: string; resourceId: string; payload: Prisma.InputJsonValue },

@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { EventName } from "@stageline/shared";
 import type { AppContext } from "../../src/context";
-import { recordEvent } from "../../src/webhooks/outbox";
+import { fanOutEvent, insertEvent } from "../../src/db/outbox";
 
 export interface ReceivedRequest {
   /** 0-based position among all requests this receiver got. */
@@ -166,7 +166,11 @@ export async function emitEvents(
   const events = [];
   for (let i = 0; i < count; i++) {
     const payload = { item_id: `item-${i}`, name: `Deal ${i}`, deal_value: i * 100, note: "ünïcødé ✓" };
-    const { eventId } = await ctx.prisma.$transaction((tx) => recordEvent(tx, { companyId, type, resourceId: payload.item_id, payload }));
+    const eventId = await ctx.prisma.$transaction(async (tx) => {
+      const row = await insertEvent(tx, { companyId, type, resourceId: payload.item_id, payload });
+      await fanOutEvent(tx, { id: row.id, seq: row.seq, companyId, type });
+      return row.id;
+    });
     ctx.eventsCommitted();
     events.push({ id: eventId, payload });
   }
