@@ -281,7 +281,7 @@ async function searchRows(prisma: PrismaClient, filter: ItemListFilter, term: st
   const size = add(window);
   const counts = Array.from(
     { length: COUNTED_WORDS },
-    (_, k) => `count(*) FILTER (WHERE strpos(lower(i.name), lower((${w}::text[])[${k + 1}])) > 0) OVER win`,
+    (_, k) => `count(*) FILTER (WHERE strpos(i.lname, lower((${w}::text[])[${k + 1}])) > 0) OVER win`,
   );
   // The window is a LIMITed range of the list's index; the window functions stream over it, so the outer LIMIT
   // stops the scan once the page is full. The window's last row (n = window) always comes back: its running counts
@@ -290,9 +290,9 @@ async function searchRows(prisma: PrismaClient, filter: ItemListFilter, term: st
     prisma,
     `SELECT ${itemColumns("w")}, w.n::int AS n, w.hit, ARRAY[${counts.map((_, k) => `w.c${k + 1}`).join(", ")}]::int[] AS counts
      FROM (
-       SELECT i.*, row_number() OVER win AS n, strpos(lower(i.name), lower(${t}::text)) > 0 AS hit,
+       SELECT i.*, row_number() OVER win AS n, strpos(i.lname, lower(${t}::text)) > 0 AS hit,
          ${counts.map((c, k) => `${c} AS c${k + 1}`).join(",\n         ")}
-       FROM (SELECT i.* FROM items i WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${size}::int) i
+       FROM (SELECT i.*, lower(i.name) AS lname FROM items i WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${size}::int) i
        WINDOW win AS (ORDER BY i.created_at DESC, i.id DESC ROWS UNBOUNDED PRECEDING)
      ) w
      WHERE w.hit OR w.n = ${size}::int
