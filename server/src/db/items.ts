@@ -203,20 +203,26 @@ export interface ListItemsOptions {
  * `QueryOptions.name`); every value is a bound parameter.
  *
  * `q` (`filter.search`) runs in two phases (db/item-search.ts, issue 11). Phase 1, one prepared SELECT, reads at
- * most `searchWindow` (1000) rows of the list order after the cursor with the other filters, keeps the names holding
- * the term, and stops as soon as the page is full: a term in at least ~10% of the rows costs a window at most, at
- * any table size. Only when the window ends without a full page, phase 2 (an unprepared SELECT, so PostgreSQL plans
- * it for the actual probe) reads the pg_trgm GIN index for the rows after the window, probing with the term's words
- * that were rare (<= 1%) in the window, or with the whole term when none was; the whole term is always checked.
- * Measured on PostgreSQL 15 (bench seeding, every name "Seeded lead N"), EXPLAIN ANALYZE of the statements:
- * - common term ("lead"): phase 1 only, ~101 rows read, ~0.4 ms at 10k and 1M;
- * - rare term ("lead 9000" at 10k, "lead 900000" at 1M, one match 90% deep): window + probe "%9000%" / "%900000%",
- *   about 1.5 ms / 3 ms (before: the whole-term probe walked the posting lists of "lea", "ead", "ad " end to end,
- *   963 buffers and 10-16 ms at 1M);
- * - remaining worst case: a term below ~10% of the rows whose every word is common, or whose rare words are short
- *   (e.g. "lead 99", 1.1% of the rows: words "lead" common, "99" too short for a trigram) falls back to the whole
- *   term's probe, which costs what the common words' posting lists and the matches cost, so it grows with the table
- *   (see bench/README.md, "Filtered pages").
+ * most `searchWindow` (1000, or `take` if larger) rows of the list order after the cursor with the other filters,
+ * keeps the names holding the term and stops as soon as the page is full, so a term in at least ~10% of the rows
+ * costs a part of the window at any table size. Only when the window ends without a full page, phase 2 (an
+ * unprepared SELECT, planned for its actual probe) reads the pg_trgm GIN index for the rows after the window,
+ * probing with the term's words of 3+ letters or digits held by at most 1% of the window's names, or with the whole
+ * term when there is none; the whole term is always checked. Statement times (EXPLAIN ANALYZE, PostgreSQL 15, warm
+ * cache, bench seeding where every name is "Seeded lead N"; before = the former single LIKE statement):
+ * - common term "lead": phase 1 only, 10 buffers, 0.4 ms at 10k and at 1M, with a custom or a generic plan alike
+ *   (before: the same with a custom plan, but 3.5 s with the generic one, a bitmap scan of every row and a sort;
+ *   PostgreSQL kept custom plans in the runs measured, but nothing bound it to);
+ * - rare term, one match 90% deep ("lead 9000" at 10k, "lead 900000" at 1M): window 1.3 / 1.5 ms (136 / 140
+ *   buffers), then the probe "%9000%" / "%900000%" 0.06 / 0.4 ms (6 / 130 buffers); before 0.55 / 15.9 ms (the whole
+ *   term's probe walked the posting lists of "lea", "ead", "ad " end to end: 978 buffers at 1M);
+ * - no match ("zzz"): window 1.2 ms, probe 0.03 ms at both sizes (before 0.2 ms): the window is what a term
+ *   matching nothing now pays;
+ * - remaining worst case, a term under ~10% of the rows with no rare word of 3+ characters, e.g. "lead 99" (1.1%
+ *   of the rows; "lead" is in every name, "99" is too short for a trigram): the whole term's probe, planned by
+ *   PostgreSQL, here an ordered scan until the page fills: window 1.5 / 1.2 ms + 0.3 / 5.3 ms (30 / 520 buffers) at
+ *   10k / 1M, before 0.9 / 5.4 ms. Its cost grows with the rows to scan (or with the common words' posting lists
+ *   and the matches when the trigram index is used); see bench/README.md, "Filtered pages".
  * Results are exact either way: the same rows, order and cursors as one `ORDER BY ... LIMIT` over the whole list.
  * @param filter the filters, position and page size (`take` rows).
  * @returns at most `filter.take` items.
@@ -259,13 +265,11 @@ async function listRows(
   return query<ItemRow>(prisma, text, params, name ? { name } : undefined);
 }
 
-/** A phase-1 row: an item row of the window, whether its name holds the term, and the window's counts so far. */
+/** A phase-1 row: a match (`part` 0) or the window's last row (`part` 1) with the window's word counts. */
 interface WindowRow extends ItemRow {
-  /** Position in the window, 1-based. */
-  n: number;
-  hit: boolean;
-  /** Per counted word (`searchWords`), how many names of the window up to this row hold it. */
-  counts: number[];
+  part: number;
+  /** On the last row only: per counted word (`searchWords`), how many names of the window hold it. */
+  counts: number[] | null;
 }
 
 /**
@@ -274,37 +278,41 @@ interface WindowRow extends ItemRow {
  */
 async function searchRows(prisma: PrismaClient, filter: ItemListFilter, term: string, window: number): Promise<ItemRow[]> {
   const { params, add } = boundParams([filter.companyId]);
-  const where = listConditions(filter, filter.after, add);
+  const where = listConditions(filter, filter.after, add).join(" AND ");
   const words = searchWords(term);
   const t = add(term);
   const w = add(words.map((word) => word.text));
-  const size = add(window);
-  const counts = Array.from(
-    { length: COUNTED_WORDS },
-    (_, k) => `count(*) FILTER (WHERE strpos(i.lname, lower((${w}::text[])[${k + 1}])) > 0) OVER win`,
-  );
-  // The window is a LIMITed range of the list's index; the window functions stream over it, so the outer LIMIT
-  // stops the scan once the page is full. The window's last row (n = window) always comes back: its running counts
-  // are the window's, and its position is where phase 2 starts.
+  const size = add(Math.max(window, filter.take));
+  const take = add(filter.take);
+  const order = "ORDER BY i.created_at DESC, i.id DESC";
+  const counts = Array.from({ length: COUNTED_WORDS }, (_, k) => `count(*) FILTER (WHERE strpos(w.lname, lower((${w}::text[])[${k + 1}])) > 0)`);
+  // `hits` reads the window lazily and stops at a full page. Only when it does not fill the page, the second branch
+  // runs (a one-time filter): the window's last row (found by an index-only OFFSET, then read by id) and its word
+  // counts, a plain aggregate over the window's names.
   const rows = await query<WindowRow>(
     prisma,
-    `SELECT ${itemColumns("w")}, w.n::int AS n, w.hit, ARRAY[${counts.map((_, k) => `w.c${k + 1}`).join(", ")}]::int[] AS counts
-     FROM (
-       SELECT i.*, row_number() OVER win AS n, strpos(i.lname, lower(${t}::text)) > 0 AS hit,
-         ${counts.map((c, k) => `${c} AS c${k + 1}`).join(",\n         ")}
-       FROM (SELECT i.*, lower(i.name) AS lname FROM items i WHERE ${where.join(" AND ")} ORDER BY i.created_at DESC, i.id DESC LIMIT ${size}::int) i
-       WINDOW win AS (ORDER BY i.created_at DESC, i.id DESC ROWS UNBOUNDED PRECEDING)
-     ) w
-     WHERE w.hit OR w.n = ${size}::int
-     ORDER BY w.created_at DESC, w.id DESC
-     LIMIT ${add(filter.take + 1)}::int`,
+    `WITH hits AS MATERIALIZED (
+       SELECT w.* FROM (SELECT i.* FROM items i WHERE ${where} ${order} LIMIT ${size}::int) w
+       WHERE strpos(lower(w.name), lower(${t}::text)) > 0 LIMIT ${take}::int
+     )
+     SELECT 0 AS part, ${itemColumns("h")}, NULL::int[] AS counts FROM hits h
+     UNION ALL
+     SELECT 1, ${itemColumns("e")}, c.counts
+     FROM (SELECT i.id FROM items i WHERE ${where} ${order} OFFSET ${size}::int - 1 LIMIT 1) edge
+     JOIN items e ON e.id = edge.id
+     CROSS JOIN (
+       SELECT ARRAY[${counts.join(", ")}]::int[] AS counts
+       FROM (SELECT lower(i.name) AS lname FROM items i WHERE ${where} ${order} LIMIT ${size}::int) w
+     ) c
+     WHERE (SELECT count(*) FROM hits) < ${take}::int
+     ORDER BY part, created_ms DESC, id DESC`,
     params,
     { name: `list-items-search-window-${filterShape(filter)}` },
   );
-  const hits = rows.filter((r) => r.hit).slice(0, filter.take);
-  const edge = rows.find((r) => Number(r.n) === window);
+  const hits = rows.filter((r) => Number(r.part) === 0);
+  const edge = rows.find((r) => Number(r.part) === 1);
   if (hits.length >= filter.take || !edge) return hits;
-  const probe = trigramProbe(words, edge.counts.map(Number), window);
+  const probe = trigramProbe(words, (edge.counts ?? []).map(Number), Math.max(window, filter.take));
   const match: NameMatch = probe ? { pattern: probe, term } : { pattern: `%${likeLiteral(term)}%` };
   const after = { createdAt: new Date(Number(edge.created_ms)), id: edge.id };
   return [...hits, ...(await listRows(prisma, filter, after, filter.take - hits.length, match, undefined))];
