@@ -4,15 +4,15 @@
  *
  * Phase 1 reads a window of at most `SEARCH_WINDOW` rows of the list order after the cursor (the
  * (company_id, created_at desc, id desc) index) and keeps the names holding the term: a term in at least about one
- * row in ten fills its page there, at any table size. Phase 1 also counts, over the window, how many names hold
+ * row in five fills a page of 100 there, at any table size. Phase 1 also counts, over the window, how many names hold
  * each of the term's longest words (`searchWords`). Only when the window ends without a full page does phase 2 read
  * the pg_trgm GIN index on lower(name), for the rows after the window, probing only with the words that were rare
  * in the window (`trigramProbe`): a word every name holds (a company's "Inc", the bench's "lead") has a posting
  * list as long as the table, which GIN would walk from end to end, while the rare words' lists stay short.
  */
 
-/** Rows of the list order phase 1 reads before the trigram index is asked (a page of 100 fills there at >= 10%). */
-export const SEARCH_WINDOW = 1000;
+/** Rows of the list order phase 1 reads before the trigram index is asked (a page of 100 fills there at >= 20%). */
+export const SEARCH_WINDOW = 500;
 
 /** How many of the term's words phase 1 counts over its window (the longest ones). */
 export const COUNTED_WORDS = 4;

@@ -203,26 +203,26 @@ export interface ListItemsOptions {
  * `QueryOptions.name`); every value is a bound parameter.
  *
  * `q` (`filter.search`) runs in two phases (db/item-search.ts, issue 11). Phase 1, one prepared SELECT, reads at
- * most `searchWindow` (1000, or `take` if larger) rows of the list order after the cursor with the other filters,
- * keeps the names holding the term and stops as soon as the page is full, so a term in at least ~10% of the rows
+ * most `searchWindow` (500, or `take` if larger) rows of the list order after the cursor with the other filters,
+ * keeps the names holding the term and stops as soon as the page is full, so a term in at least ~20% of the rows
  * costs a part of the window at any table size. Only when the window ends without a full page, phase 2 (an
  * unprepared SELECT, planned for its actual probe) reads the pg_trgm GIN index for the rows after the window,
  * probing with the term's words of 3+ letters or digits held by at most 1% of the window's names, or with the whole
- * term when there is none; the whole term is always checked. Statement times (EXPLAIN ANALYZE, PostgreSQL 15, warm
- * cache, bench seeding where every name is "Seeded lead N"; before = the former single LIKE statement):
- * - common term "lead": phase 1 only, 10 buffers, 0.4 ms at 10k and at 1M, with a custom or a generic plan alike
- *   (before: the same with a custom plan, but 3.5 s with the generic one, a bitmap scan of every row and a sort;
- *   PostgreSQL kept custom plans in the runs measured, but nothing bound it to);
- * - rare term, one match 90% deep ("lead 9000" at 10k, "lead 900000" at 1M): window 1.3 / 1.5 ms (136 / 140
- *   buffers), then the probe "%9000%" / "%900000%" 0.06 / 0.4 ms (6 / 130 buffers); before 0.55 / 15.9 ms (the whole
- *   term's probe walked the posting lists of "lea", "ead", "ad " end to end: 978 buffers at 1M);
- * - no match ("zzz"): window 1.2 ms, probe 0.03 ms at both sizes (before 0.2 ms): the window is what a term
+ * term when there is none; the whole term is always checked. Statement times at 10k / 1M items (EXPLAIN ANALYZE,
+ * PostgreSQL 15, warm cache, bench seeding where every name is "Seeded lead N"; before = the former single LIKE):
+ * - common term "lead": phase 1 only, 9 / 10 buffers, 0.4 / 0.35 ms, with a custom or a generic plan alike
+ *   (before: the same with a custom plan, but 3.5 s at 1M with the generic one, a bitmap scan of every row and a
+ *   sort; PostgreSQL kept custom plans in the runs measured, but nothing bound it to);
+ * - rare term, one match 90% deep ("lead 9000" / "lead 900000"): window 0.7 / 0.7 ms (73 / 77 buffers), then the
+ *   probe "%9000%" / "%900000%" 0.05 / 0.35 ms (6 / 130 buffers); before 0.55 / 15.9 ms (the whole term's probe
+ *   walked the posting lists of "lea", "ead", "ad " end to end: 978 buffers at 1M);
+ * - no match ("zzz"): window 0.6 / 0.7 ms, probe 0.03 ms (before 0.2 / 0.15 ms): the window is what a term
  *   matching nothing now pays;
- * - remaining worst case, a term under ~10% of the rows with no rare word of 3+ characters, e.g. "lead 99" (1.1%
+ * - remaining worst case, a term under ~20% of the rows with no rare word of 3+ characters, e.g. "lead 99" (1.1%
  *   of the rows; "lead" is in every name, "99" is too short for a trigram): the whole term's probe, planned by
- *   PostgreSQL, here an ordered scan until the page fills: window 1.5 / 1.2 ms + 0.3 / 5.3 ms (30 / 520 buffers) at
- *   10k / 1M, before 0.9 / 5.4 ms. Its cost grows with the rows to scan (or with the common words' posting lists
- *   and the matches when the trigram index is used); see bench/README.md, "Filtered pages".
+ *   PostgreSQL, here an ordered scan until the page fills: window 0.6 / 0.7 ms + 0.3 / 3.6 ms (30 / 548 buffers),
+ *   before 0.85 / 5.4 ms. Its cost grows with the rows to scan (or with the common words' posting lists and the
+ *   matches when PostgreSQL picks the trigram index); see bench/README.md, "Filtered pages".
  * Results are exact either way: the same rows, order and cursors as one `ORDER BY ... LIMIT` over the whole list.
  * @param filter the filters, position and page size (`take` rows).
  * @returns at most `filter.take` items.
