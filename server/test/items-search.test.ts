@@ -64,7 +64,7 @@ describe("items: q across the window and the trigram index", () => {
     const specs: SeedItemSpec[] = [];
     for (let g = 1; g <= 40; g++) {
       const name =
-        g === 7 ? "Acme deal 7" : g === 23 ? "ACME Deal 23" : g === 31 ? "acme_deal 50% 31" : g === 38 ? "Acme deal 38" : `Plain deal ${g}`;
+        g === 7 ? "Acme deal 7" : g === 15 ? "Back\\slash Ünïcode deal 15" : g === 23 ? "ACME Deal 23" : g === 31 ? "acme_deal 50% 31" : g === 38 ? "Acme deal 38" : `Plain deal ${g}`;
       specs.push({ name, createdAt: secondsAgo(g >= 21 && g <= 24 ? 21 : g) });
     }
     await seedItems(t, company.companyId, company.pipeline, specs);
@@ -84,8 +84,8 @@ describe("items: q across the window and the trigram index", () => {
   });
 
   // Terms: common (every name), rare words behind a common one (the trigram probe), matches only past the window,
-  // literal % and _ (the whole-term probe), and nothing at all.
-  const terms = ["deal", "acme deal", "ACME", "deal 3", "l 50% 3", "e_d", "50%", "deal 23", "zzz", "acme deal 38"];
+  // literal %, _ and \ (the whole-term probe), non-ASCII letters, and nothing at all.
+  const terms = ["deal", "acme deal", "ACME", "deal 3", "l 50% 3", "e_d", "50%", "deal 23", "zzz", "acme deal 38", "k\\s", "ünïcode DEAL"];
 
   it("every page equals the matching rows in list order, for any window and page size", async () => {
     for (const term of terms) {
