@@ -2,35 +2,10 @@
  * GET /v1/ext/items (spec "Items" list query parameters; CONTRACT "Lists": newest first, `limit`, `cursor`,
  * `Link: rel="next"`, keyset pagination).
  */
+import { seedItems } from "./helpers/seed-items";
 import { createSalesPipeline, startTestServer, type TestPipeline, type TestServer } from "./helpers/test-server";
 
 type Api = (method: string, path: string, body?: unknown) => ReturnType<TestServer["request"]>;
-
-/** Inserts items straight into the database with chosen creation times (the list endpoints only read them). */
-async function seedItems(
-  t: TestServer,
-  companyId: string,
-  pipeline: TestPipeline,
-  specs: { name: string; createdAt: Date; updatedAt?: Date; stage?: number; status?: number }[],
-): Promise<void> {
-  const prisma = t.server.ctx.prisma;
-  const base = await prisma.item.count({ where: { pipelineId: pipeline.id } });
-  await prisma.item.createMany({
-    data: specs.map((s, i) => {
-      const stage = pipeline.stages[s.stage ?? 0]!;
-      return {
-        companyId,
-        pipelineId: pipeline.id,
-        stageId: stage.id,
-        statusId: stage.statuses[s.status ?? 0]!.id,
-        shortId: `SEED-${base + i + 1}`,
-        name: s.name,
-        createdAt: s.createdAt,
-        updatedAt: s.updatedAt ?? s.createdAt,
-      };
-    }),
-  });
-}
 
 /** Follows `Link: rel="next"` from `path` to the end; returns every page's item names. */
 async function walkPages(api: Api, baseUrl: string, path: string): Promise<string[][]> {
