@@ -193,4 +193,22 @@ describe('the Idempotency-Key of REST-hook subscribes', () => {
     expect(await first).toBe(expected);
     expect(await second).toBe(nextIdempotencyKey(expected, 'wh-1'));
   });
+
+  test('a replayed error (e.g. the limit was reached then) is not the answer: the next key of the chain is tried', async () => {
+    const limit = createProblem('invalid_reference', 'This company already has 1,000 webhook subscriptions that are not disabled.');
+    const first = expectPost('/v1/ext/webhooks', 422, limit, { ...PROBLEM_HEADERS, 'Idempotent-Replayed': 'true' });
+    const second = expectPost('/v1/ext/webhooks', 201, subscription('wh-3'));
+    expect(await subscribe()).toEqual(subscription('wh-3'));
+    expect(await first).toBe(expected);
+    expect(await second).toBe(nextIdempotencyKey(expected, 'status-422'));
+  });
+
+  test('a fresh error is thrown as the problem it is', async () => {
+    const limit = createProblem('invalid_reference', 'This company already has 1,000 webhook subscriptions that are not disabled.');
+    void expectPost('/v1/ext/webhooks', 422, limit, PROBLEM_HEADERS);
+    const error = await thrown(subscribe());
+    expect(error).toMatchObject({ code: 'invalid_reference', status: 422 });
+    expect(error.message).toContain('1,000 webhook subscriptions');
+    expect(error.message).not.toContain('stored answer');
+  });
 });

@@ -50,6 +50,10 @@ async function subscriptionExists(z: ZObject, id: string): Promise<boolean> {
  * A replayed answer names the subscription made then; if it was deleted since (the Zap was turned off and on again
  * within the key's 24 hours and Zapier kept its target URL), replaying it would leave the Zap without a hook, so the
  * next key of the chain (`nextIdempotencyKey`) is tried, up to MAX_SUBSCRIBE_KEYS, then a subscribe without a key.
+ * A replayed ERROR (the server stores 4xx answers, CONTRACT "Idempotency") is the stored answer of an earlier attempt,
+ * e.g. the 422 of a company then at its subscription limit: what caused it may have been fixed since, and a trigger
+ * has no override field, so the next key of the chain is tried as well (derived from the key and the status).
+ * @throws the problem of a fresh (not replayed) error answer, as the middleware would.
  */
 async function subscribeOnce(z: ZObject, bundle: Bundle, body: { target_url: string; event: string }): Promise<WebhookSubscriptionCreated> {
   let key: string | undefined = idempotencyKeyFor(bundle, `subscribe:${body.event}`, body, false);
@@ -60,9 +64,16 @@ async function subscribeOnce(z: ZObject, bundle: Bundle, body: { target_url: str
       url: apiPath('webhooks'),
       body,
       headers,
+      skipThrowForStatus: true,
     });
-    if (!isReplayed(response) || key === undefined || (await subscriptionExists(z, response.data.id))) return response.data;
-    key = attempt + 1 < MAX_SUBSCRIBE_KEYS ? nextIdempotencyKey(key, response.data.id) : undefined;
+    const replayed = key !== undefined && isReplayed(response);
+    if (response.status >= 400) {
+      if (!replayed) throwForProblem(z, response);
+    } else if (!replayed || (await subscriptionExists(z, response.data.id))) {
+      return response.data;
+    }
+    const gone = response.status >= 400 ? `status-${response.status}` : response.data.id;
+    key = attempt + 1 < MAX_SUBSCRIBE_KEYS ? nextIdempotencyKey(key!, gone) : undefined;
   }
 }
 

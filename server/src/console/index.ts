@@ -60,9 +60,10 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(consoleNotFound);
   router.use(
     renderConsoleError(ctx.logger, (req, res) => {
-      // A page that failed before (or at) the CSRF check still gets a token for its sign-out form.
-      if (!secret || res.locals.csrfToken) return;
-      res.locals.csrfToken = csrf.forRequest(req).generateCsrfToken(req, res, { overwrite: true });
+      // A page that failed before (or at) the CSRF check still gets a token for its sign-out form. A valid CSRF
+      // cookie is kept (not overwritten), so forms open in other tabs stay valid; assets fail before cookies are read.
+      if (!secret || res.locals.csrfToken || !req.cookies) return;
+      res.locals.csrfToken = csrf.forRequest(req).generateCsrfToken(req, res, { overwrite: false });
     }),
   );
   return router;

@@ -365,7 +365,8 @@ export interface ItemEventToInsert {
  *   `location`. Still one round trip. A response stored by a concurrent statement after this one's snapshot makes the
  *   key's primary key refuse the insert: the statement then runs again (after deleting an expired row of the key).
  * @returns the item's short id and how many deliveries were queued; `shortId` null (and nothing written) when the
- * pipeline is not the company's, or with `idempotency` when the key is in use (`inUse`) or has a stored response
+ * pipeline is not the company's, with `companyGone` when the company itself no longer exists (deleted with its keys
+ * while the request ran), or with `idempotency` when the key is in use (`inUse`) or has a stored response
  * (`stored`).
  * @throws the database error when a constraint fails (nothing is written then).
  */
@@ -374,7 +375,7 @@ export async function insertItemWithEvent(
   item: ItemToInsert,
   event: ItemEventToInsert,
   idempotency?: { claim: IdempotencyClaim; location: string },
-): Promise<{ shortId: string | null; deliveries: number; inUse?: boolean; stored?: StoredResponse }> {
+): Promise<{ shortId: string | null; deliveries: number; companyGone?: boolean; inUse?: boolean; stored?: StoredResponse }> {
   const params: unknown[] = [
     item.id,
     item.companyId,
@@ -392,19 +393,20 @@ export async function insertItemWithEvent(
     event.payload.after,
   ];
   if (!idempotency) {
-    const rows = await query<{ short_id: string | null; deliveries: number }>(
+    const rows = await query<{ short_id: string | null; deliveries: number; companies: number }>(
       prisma,
       `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
-       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries`,
+       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+         (SELECT count(*) FROM company_row)::int AS companies`,
       params,
       { name: "insert-item-with-event" },
     );
-    return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0) };
+    return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0), companyGone: Number(rows[0]?.companies) === 0 };
   }
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
-    query<{ short_id: string | null; deliveries: number } & ClaimRow>(
+    query<{ short_id: string | null; deliveries: number; companies: number } & ClaimRow>(
       prisma,
       `WITH ${claimCtes("$2", "$15")}, ${lockedPipelineCtes(CLAIM_TAKEN)}, ${INSERT_ITEM_CTES}, ${storeCreatedCte("new_item", {
         company: "$2",
@@ -414,7 +416,8 @@ export async function insertItemWithEvent(
         location: "$17",
         ttl: "$18",
       })}
-       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries, ${CLAIM_SELECT.columns}
+       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+         (SELECT count(*) FROM company_row)::int AS companies, ${CLAIM_SELECT.columns}
        ${CLAIM_SELECT.from}`,
       params,
       { name: "insert-item-with-event-idempotent" },
@@ -423,7 +426,7 @@ export async function insertItemWithEvent(
   const row = rows[0]!;
   const claimed = claimResult(row);
   if (claimed) return { shortId: null, deliveries: 0, ...claimed };
-  return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0) };
+  return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0), companyGone: Number(row.companies) === 0 };
 }
 
 /**
@@ -478,7 +481,10 @@ export type ItemChangeEvent = OutboxEventToInsert;
  * with one pending delivery per active subscription of the company to each event's name (db/outbox.ts
  * `fanOutCtes`). One atomic statement: no transaction round trips, no row held locked while the
  * app works. Event payloads are stored as given (`JSON.stringify`, key order kept).
- * @returns false (and nothing written) when the item does not have that version any more, or does not exist.
+ * The company row is locked first (`lockedCompanyCte`), in the order of `DELETE FROM companies`' cascade, so an
+ * update racing its company's deletion cannot deadlock with it.
+ * @returns `updated` false (and nothing written) when the item does not have that version any more, or does not
+ * exist; `companyGone` when the company itself no longer exists (deleted with its keys while the request ran).
  * @throws the database error when a constraint fails (nothing is written then).
  */
 export async function updateItemWithEvents(
@@ -486,16 +492,17 @@ export async function updateItemWithEvents(
   item: { id: string; companyId: string; expectedVersion: number; updatedAt: Date },
   columns: ItemColumns,
   events: ItemChangeEvent[],
-): Promise<boolean> {
-  const rows = await query<{ updated: number }>(
+): Promise<{ updated: boolean; companyGone: boolean }> {
+  const rows = await query<{ updated: number; companies: number }>(
     prisma,
-    `WITH updated AS (
+    `WITH ${lockedCompanyCte("$2")}, updated AS (
        UPDATE items SET name = $4, stage_id = $5, status_id = $6, contact_id = $7, source = $8, metadata = $9::jsonb,
          version = version + 1, updated_at = $10::timestamptz
-       WHERE id = $1 AND company_id = $2 AND version = $3
+       WHERE id = $1 AND company_id = $2 AND version = $3 AND EXISTS (SELECT 1 FROM company_row)
        RETURNING id
      ), ${insertEventsCte("new_events", "updated", "$2", 11)}, ${fanOutCtes("new_events", "$2")}
-     SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM queued)::int AS deliveries`,
+     SELECT (SELECT count(*) FROM updated)::int AS updated, (SELECT count(*) FROM queued)::int AS deliveries,
+       (SELECT count(*) FROM company_row)::int AS companies`,
     [
       item.id,
       item.companyId,
@@ -511,7 +518,7 @@ export async function updateItemWithEvents(
     ],
     { name: "update-item-with-events" },
   );
-  return Number(rows[0]?.updated ?? 0) > 0;
+  return { updated: Number(rows[0]?.updated ?? 0) > 0, companyGone: Number(rows[0]?.companies) === 0 };
 }
 
 /** Built-in item columns duplicate detection can compare (shared DUPLICATE_DETECTION_BUILT_IN_FIELDS). */

@@ -18,6 +18,7 @@ import type { AppContext } from "../context";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as items from "../db/items";
 import * as pipelines from "../db/pipelines";
+import { unknownApiKey } from "./api-keys";
 import { domainError, notFound } from "./errors";
 import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { uuidv7 } from "../db/webhook-dispatch";
@@ -114,7 +115,7 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
     status: placement.value.status,
   };
   const created = toItemResponse(record);
-  const { shortId, inUse, stored } = await items.insertItemWithEvent(
+  const { shortId, inUse, stored, companyGone } = await items.insertItemWithEvent(
     ctx.prisma,
     {
       id: record.id,
@@ -133,6 +134,7 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
   );
   if (inUse) throw keyInUse();
   if (stored) throw new StoredResponseFound(stored);
+  if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
   if (shortId === null) {
     // The pipeline went away after the cached structure was read: forget the copy and answer as for an unknown one.
     await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
@@ -225,7 +227,7 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
     const stamp = next.updatedAt.getTime();
     const events = [{ id: uuidv7(stamp), type: "item.updated", payload }];
     if (next.stage.id !== current.stage.id) events.push({ id: uuidv7(stamp), type: "item.stage_changed", payload });
-    const stored = await items.updateItemWithEvents(
+    const { updated: stored, companyGone } = await items.updateItemWithEvents(
       ctx.prisma,
       { id: current.id, companyId, expectedVersion: current.version, updatedAt: next.updatedAt },
       {
@@ -242,6 +244,7 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
       ctx.eventsCommitted();
       return item;
     }
+    if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
     // Another writer changed (or deleted) the item after it was read. With a `version` the client asked for that
     // exact version: answer 409. Without one, apply the change again on top of the newer version (next attempt).
     if (input.version !== undefined || attempt >= UPDATE_ATTEMPTS) {
