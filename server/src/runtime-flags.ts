@@ -15,6 +15,9 @@
  *   the server had gained the console, OpenAPI and more SQL paths, and its peak had reached 220 MB (RSS at rest
  *   119 MB). With a smaller young generation, same machine, quiet: peak 180 MB at 10k items (194 MB without),
  *   189 MB during the filtered pages at 1M items; list 1,332 vs 1,338 req/s, create 1,373 vs 1,355 req/s (within noise).
+ *   A full run (bench/results/latest.md) peaked at 203 MB, during the filtered pages at 1M items, after every other
+ *   phase had run. `--max-semi-space-size=4` was worse in a full run: peak 208 MB, create 0.52x bare (0.63x with 8),
+ *   create with an Idempotency-Key 0.78x (0.99x with 8).
  * On a machine with idle cores for the GC helpers, leaving `--single-threaded-gc` out may lower pauses; run
  * `node [your flags] server/dist/main.js` to choose other flags.
  */
