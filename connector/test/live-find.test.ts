@@ -12,10 +12,8 @@ import { perform as updateTask } from '../src/creates/update-task';
 import { perform as findItem } from '../src/searches/find-item';
 import { perform as findTask } from '../src/searches/find-task';
 import { listItemChoices } from '../src/triggers/item-list';
-import { listPipelines } from '../src/triggers/pipeline-list';
-import { listStages } from '../src/triggers/stage-list';
 import { listTaskChoices } from '../src/triggers/task-list';
-import { appTester, cursorStore, runPage } from './helpers/app';
+import { appTester, cursorStore, runPage, demoSalesLead } from './helpers/app';
 import { startLiveServer, type LiveServer } from './helpers/live-server';
 
 let server: LiveServer;
@@ -25,9 +23,7 @@ let sales: { pipelineId: string; leadId: string };
 beforeAll(async () => {
   server = await startLiveServer({ RATE_LIMIT_PER_MINUTE: '1000' });
   authData = { api_key: server.apiKey, server_url: server.url };
-  const pipeline = (await appTester(listPipelines, { authData })).find((p) => p.name === 'Sales')!;
-  const lead = (await appTester(listStages, { authData, inputData: { pipeline_id: pipeline.id } })).find((s) => s.name === 'Lead')!;
-  sales = { pipelineId: pipeline.id, leadId: lead.id };
+  sales = await demoSalesLead(authData);
 }, 120_000);
 
 afterAll(async () => {

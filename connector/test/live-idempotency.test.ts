@@ -11,9 +11,7 @@ import { ItemSchema, TaskSchema, WebhookSubscriptionCreatedSchema, type Item, ty
 import { perform as createItem } from '../src/creates/create-item';
 import { perform as createTask } from '../src/creates/create-task';
 import { performSubscribe, performUnsubscribe } from '../src/triggers/item-created';
-import { listPipelines } from '../src/triggers/pipeline-list';
-import { listStages } from '../src/triggers/stage-list';
-import { appTester } from './helpers/app';
+import { appTester, demoSalesLead } from './helpers/app';
 import { startLiveServer, type LiveServer } from './helpers/live-server';
 
 let server: LiveServer;
@@ -78,9 +76,7 @@ function unique(prefix: string): string {
 beforeAll(async () => {
   server = await startLiveServer();
   authData = { api_key: server.apiKey, server_url: server.url };
-  const pipeline = (await appTester(listPipelines, { authData })).find((p) => p.name === 'Sales')!;
-  const lead = (await appTester(listStages, { authData, inputData: { pipeline_id: pipeline.id } })).find((s) => s.name === 'Lead')!;
-  sales = { pipelineId: pipeline.id, leadId: lead.id };
+  sales = await demoSalesLead(authData);
 }, 120_000);
 
 afterAll(async () => {

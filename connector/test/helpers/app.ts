@@ -7,6 +7,8 @@ import './core-http-patch'; // before anything loads nock: see there
 import { createAppTester, tools } from 'zapier-platform-core';
 import type { CustomField, Item, Me, Pipeline, Task } from '@stageline/shared';
 import App from '../../src/index';
+import { listPipelines } from '../../src/triggers/pipeline-list';
+import { listStages } from '../../src/triggers/stage-list';
 
 tools.env.inject();
 
@@ -20,6 +22,20 @@ export { App };
  * app only makes requests through `z.request`, which core logs on its own.
  */
 export const appTester = createAppTester({ ...App, flags: { ...App.flags, skipHttpPatch: true } });
+
+/**
+ * The demo company's Sales pipeline and its Lead stage on a live server (helpers/live-server.ts), read through the
+ * dropdown triggers as a Zap would. @throws Error naming what the server listed when either is missing.
+ */
+export async function demoSalesLead(auth: { api_key: string; server_url: string }): Promise<{ pipelineId: string; leadId: string }> {
+  const pipelines = await appTester(listPipelines, { authData: auth });
+  const pipeline = pipelines.find((p) => p.name === 'Sales');
+  if (!pipeline) throw new Error(`no Sales pipeline in ${JSON.stringify(pipelines)}`);
+  const stages = await appTester(listStages, { authData: auth, inputData: { pipeline_id: pipeline.id } });
+  const lead = stages.find((s) => s.name === 'Lead');
+  if (!lead) throw new Error(`no Lead stage in ${JSON.stringify(stages)}`);
+  return { pipelineId: pipeline.id, leadId: lead.id };
+}
 
 /** The fake self-hosted server of the unit tests. */
 export const SERVER = 'https://stageline.test';
