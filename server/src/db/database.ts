@@ -55,6 +55,8 @@ async function openPglite(dataDir: string): Promise<Database> {
   // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.
   const sql: SqlRunner = {
     query: async <T>(text: string, params: readonly unknown[] = []) => (await pglite.query<T>(text, params as unknown[])).rows,
+    transaction: (fn) =>
+      pglite.transaction((tx) => fn(async <T>(text: string, params: readonly unknown[] = []) => (await tx.query<T>(text, params as unknown[])).rows)),
   };
   registerSqlRunner(prisma, sql);
   let closed = false;
@@ -93,6 +95,22 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   const sql: SqlRunner = {
     query: async <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) =>
       (await pool.query({ text, values: params as unknown[], ...(options?.name ? { name: options.name } : {}) })).rows as T[],
+    transaction: async (fn) => {
+      const client = await pool.connect();
+      let broken: unknown = undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(async <T>(text: string, params: readonly unknown[] = []) => (await client.query({ text, values: params as unknown[] })).rows as T[]);
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        // A failed ROLLBACK means the connection is unusable: destroy it instead of returning it to the pool.
+        await client.query("ROLLBACK").catch((rollbackError: unknown) => (broken = rollbackError));
+        throw err;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
+      }
+    },
   };
   registerSqlRunner(prisma, sql);
   let closed = false;

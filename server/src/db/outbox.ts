@@ -15,11 +15,21 @@ export function insertEvent(
 }
 
 /**
+ * The CTE `woken` that writes one wake-up row per subscription the CTE `queued` (column `subscription_id`) queued
+ * deliveries for: the dispatcher's `adoptWakeups` turns them into due queues (db/webhook-dispatch.ts). A plain
+ * insert, so concurrent writes never wait on each other's queue rows.
+ */
+const WAKEUPS_CTE = `woken AS (
+       INSERT INTO webhook_queue_wakeups (subscription_id) SELECT DISTINCT subscription_id FROM queued
+     )`;
+
+/**
  * The fan-out as data-modifying CTEs, for statements that write their events themselves (db/items.ts) and for
  * `fanOutEvent`: `subscribers` and `queued` queue one pending delivery per active (neither disabled nor paused)
  * subscription of the company given
  * by the SQL parameter `companyParam` (e.g. `$2`) to the name of each row of the CTE `eventsCte` (columns id, type,
- * seq). Append to a `WITH` list after `eventsCte`; `queued` returns one row per delivery.
+ * seq). Append to a `WITH` list after `eventsCte`; `queued` returns one row per delivery (`id`, `subscription_id`), and
+ * `woken` writes the wake-ups that tell the dispatcher.
  *
  * The subscriptions are read `FOR KEY SHARE`: an unsubscribe (or a 410 Gone) racing with the statement either
  * committed first (the subscription is skipped) or waits for this commit and then removes the new delivery with its
@@ -35,8 +45,8 @@ export function fanOutCtes(eventsCte: string, companyParam: string): string {
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
        SELECT gen_random_uuid()::text, ${eventsCte}.id, subscribers.id, ${eventsCte}.seq
        FROM ${eventsCte} JOIN subscribers ON ${eventsCte}.type = ANY (subscribers.events)
-       RETURNING id
-     )`;
+       RETURNING id, subscription_id
+     ), ${WAKEUPS_CTE}`;
 }
 
 /** An outbox event a statement writes itself: its id (uuid v7), name and the exact JSON body to deliver. */
@@ -113,8 +123,8 @@ export async function insertEventForSubscription(
      ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
        SELECT gen_random_uuid()::text, event.id, target.id, event.seq FROM event, target
-       RETURNING event_id
-     )
+       RETURNING event_id, subscription_id
+     ), ${WAKEUPS_CTE}
      SELECT event_id AS id FROM queued`,
     subscriptionId,
     event.companyId,

@@ -18,7 +18,18 @@ export interface SqlRunner {
    * @throws the driver's error (e.g. a constraint violation), unchanged.
    */
   query<T>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<T[]>;
+  /**
+   * Runs `fn` in one transaction (READ COMMITTED) on one connection: `BEGIN`, the statements `fn` sends through its
+   * argument, then `COMMIT`, or `ROLLBACK` when `fn` throws. Each statement inside gets its own snapshot, which is
+   * what a claim that first locks rows and then reads what they guard needs (db/webhook-dispatch.ts). Keep `fn`
+   * short and free of network I/O: on PGlite every other statement waits for it.
+   * @throws what `fn` or the driver threw (after the rollback).
+   */
+  transaction<R>(fn: (query: TransactionQuery) => Promise<R>): Promise<R>;
 }
+
+/** One statement inside `SqlRunner.transaction`. */
+export type TransactionQuery = <T>(text: string, params?: readonly unknown[]) => Promise<T[]>;
 
 /** Per-statement options of `SqlRunner.query`. */
 export interface QueryOptions {

@@ -48,15 +48,24 @@ export function findDelivery(db: Db, subscriptionId: string, deliveryId: string)
 
 /**
  * Puts a delivery back in the queue to be sent again as soon as possible: state `pending`, `next_attempt_at = now`,
- * lease released (`locked_until`, `locked_by` null), `completed_at` null. Its attempts and `attempt_count` are kept.
+ * lease released (`locked_until`, `locked_by` null), `completed_at` null, and its queue due now (the subscription's
+ * `next_due_at`, moved earlier only: db/webhook-dispatch.ts). Its attempts and `attempt_count` are kept. One statement.
  * @returns false when it is not a delivery of that subscription.
  */
 export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId: string, now: Date): Promise<boolean> {
-  const { count } = await db.webhookDelivery.updateMany({
-    where: { id: deliveryId, subscriptionId },
-    data: { state: "pending", nextAttemptAt: now, lockedUntil: null, lockedBy: null, completedAt: null },
-  });
-  return count > 0;
+  const rows = await db.$queryRaw<{ id: string }[]>`
+    WITH requeued AS (
+      UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
+        locked_by = NULL, completed_at = NULL
+      WHERE id = ${deliveryId} AND subscription_id = ${subscriptionId}
+      RETURNING subscription_id
+    ), due AS (
+      UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, ${now}::timestamptz), ${now}::timestamptz)
+      WHERE s.id IN (SELECT subscription_id FROM requeued)
+      RETURNING s.id
+    )
+    SELECT subscription_id AS id FROM requeued`;
+  return rows.length > 0;
 }
 
 /** One line of the console's delivery log: the delivery, its event name and its latest attempt's status and duration. */

@@ -1,20 +1,29 @@
 /**
- * Data access of the webhook dispatcher (tables `webhook_deliveries`, `webhook_attempts`, `webhook_subscriptions`,
- * read `webhook_events`): claim due deliveries under a lease, record each attempt with its state change, release
- * leases, delete a subscription whose target answered 410, disable one that kept failing.
- * CONTRACT.md "Events and deliveries". Every function is one SQL statement (atomic on its own, and short, which
- * the single connection of the embedded PGlite needs); no HTTP ever runs inside a transaction. The claim and the
- * attempt record run once per cycle / per delivery, so they are raw statements (db/sql.ts), not Prisma queries.
+ * Data access of the webhook dispatcher (tables `webhook_subscriptions` as queues, `webhook_deliveries`,
+ * `webhook_attempts`, `webhook_queue_wakeups`, read `webhook_events`): adopt the outbox's wake-ups, claim due queues
+ * under a lease, record each attempt with its state change and the endpoint's health, release leases, delete a
+ * subscription whose target answered 410, disable one that kept failing. CONTRACT.md "Events and deliveries".
+ * No HTTP ever runs inside a transaction; the claim is the only multi-statement transaction (two statements).
+ *
+ * Scheduling state (docs/architecture.md "Webhook delivery scheduling"): each subscription is a queue whose
+ * `next_due_at` says when the claim should next look at it (its head delivery's due time, or the end of the lease
+ * of a batch in flight), null when nothing is pending. The claim walks a partial index on `next_due_at` per lane,
+ * so its cost follows the work due, never the backlog behind failing heads. The rule that keeps it exact: only a
+ * claim that locked the queue before reading it moves `next_due_at` later or to null (it knows the head); every
+ * other writer only moves it earlier (at worst an extra look). The API's writes never touch the queue row: the
+ * outbox writes a wake-up row beside its deliveries (db/outbox.ts), which `adoptWakeups` turns into "due now"
+ * under the queue's lock, after the deliveries committed.
  */
 import crypto from "node:crypto";
-import { Prisma, type PrismaClient } from "../generated/prisma/client";
-import { query } from "./sql";
+import type { PrismaClient } from "../generated/prisma/client";
+import { query, sqlOf } from "./sql";
 
 /** A delivery claimed by one dispatcher, with everything needed to send it. */
 export interface ClaimedDelivery {
   id: string;
   eventId: string;
   subscriptionId: string;
+  companyId: string;
   seq: bigint;
   /** Attempts made before this one. */
   attemptCount: number;
@@ -29,12 +38,15 @@ export interface ClaimedDelivery {
   secret: string;
   /** The previous secret while its rotation overlap lasts (`previous_secret_expires_at` in the future), else null. */
   previousSecret: string | null;
+  /** The lane it was claimed in: true for the healthy lane (webhooks/endpoint-health.ts). */
+  healthy: boolean;
 }
 
 interface ClaimRow {
   id: string;
   event_id: string;
   subscription_id: string;
+  company_id: string;
   /** int8: a string from pg, a number from PGlite. */
   seq: string | number;
   attempt_count: number;
@@ -45,75 +57,162 @@ interface ClaimRow {
   target_url: string;
   secret: string;
   previous_secret: string | null;
+  healthy: boolean;
 }
 
 /**
- * Claims due deliveries for `ownerId`, safely across processes sharing one PostgreSQL database.
- *
- * Head of line: only a subscription's pending delivery with the smallest `seq` can be sent (per-subscription order
- * follows event order). Up to `limit` such heads are claimed, oldest due first: pending, `next_attempt_at <= now()`,
- * lease free or expired, subscription neither disabled nor paused (a paused subscription's queue waits for resume). The heads come from one sort of the pending rows (`DISTINCT ON`,
- * evaluated once as an array, then primary-key lookups), so a claim costs O(pending), not O(pending²) behind a
- * retrying head. `FOR UPDATE SKIP LOCKED` keeps concurrent claimers off each other's rows, re-checking state and
- * lease on the latest row version; a head completed by another process meanwhile is skipped, not replaced.
- * With each head come up to `batchSize - 1` further pending deliveries of the same subscription in `seq` order, to
- * be sent one after another: no other claimer can take them, as they are not heads while the head is pending, and
- * the shared lease covers them once it is done. The lease is `locked_until = now() + leaseMs`, `locked_by = ownerId`.
+ * Turns up to `limit` of the outbox's wake-up rows (oldest first) into due queues: deletes them (and the other
+ * unlocked wake-ups of the same subscriptions), then, under each subscription's row lock taken in id order, sets
+ * `next_due_at = now()` where it is null. A queue that is already scheduled keeps its time: whoever set it knew a
+ * pending head, and looks at the queue again by then, after these deliveries committed (the lock orders it).
+ * Safe across processes (`SKIP LOCKED` on the wake-ups; the queue rows are locked in id order, so no deadlock).
+ * @returns how many wake-up rows were consumed (0 when there were none).
+ */
+export async function adoptWakeups(prisma: PrismaClient, limit: number): Promise<number> {
+  const rows = await query<{ consumed: number }>(
+    prisma,
+    `
+    WITH picked AS (
+      SELECT id, subscription_id FROM webhook_queue_wakeups ORDER BY id LIMIT $1::int FOR UPDATE SKIP LOCKED
+    ), subs AS (
+      SELECT DISTINCT subscription_id AS id FROM picked
+    ), same_queues AS (
+      SELECT w.id FROM webhook_queue_wakeups w
+      WHERE w.subscription_id IN (SELECT id FROM subs)
+      FOR UPDATE SKIP LOCKED
+    ), consumed AS (
+      DELETE FROM webhook_queue_wakeups w
+      WHERE w.id IN (SELECT id FROM same_queues)
+      RETURNING w.id
+    ), locked AS (
+      SELECT s.id, s.next_due_at FROM webhook_subscriptions s
+      WHERE s.id IN (SELECT id FROM subs)
+      ORDER BY s.id
+      FOR NO KEY UPDATE
+    ), due AS (
+      UPDATE webhook_subscriptions s SET next_due_at = now()
+      FROM locked WHERE s.id = locked.id AND locked.next_due_at IS NULL
+      RETURNING s.id
+    )
+    SELECT (SELECT count(*) FROM consumed)::int AS consumed`,
+    [limit],
+    { name: "webhook-adopt-wakeups" },
+  );
+  return Number(rows[0]?.consumed ?? 0);
+}
+
+/** How many queues each lane may claim in one call. */
+export interface LaneLimits {
+  /** Queues of endpoints whose last attempt succeeded quickly. */
+  healthy: number;
+  /** Queues of every other endpoint (the probation lane): new, failing or slow. */
+  probation: number;
+}
+
+/**
+ * Claims due queues for `ownerId`, safely across processes sharing one PostgreSQL database, in one transaction of
+ * two statements:
+ * 1. lock up to `lanes.healthy` healthy and `lanes.probation` probation-lane queues with `next_due_at <= now()`, oldest due
+ *    first, each lane by its own partial index (`FOR NO KEY UPDATE SKIP LOCKED`: concurrent claimers take
+ *    different queues; nothing waits);
+ * 2. with a snapshot taken after those locks (so every delivery committed before them is seen), read each queue's
+ *    head (its pending delivery with the smallest `seq`: per-subscription order follows event order). A head that
+ *    is due and not leased is claimed with, in the healthy lane, up to `batchSize - 1` due followers in `seq` order
+ *    (sent one after another; no other claimer can take them while the head is pending); the probation lane
+ *    probes its head alone (a circuit breaker's half-open probe). Each queue's `next_due_at` becomes the end of the lease
+ *    when claimed, its head's due time (or lease end) when not due yet, or null when it is empty.
+ * The lease is `locked_until = now() + leaseMs`, `locked_by = ownerId`, on the deliveries and (as `next_due_at`)
+ * on the queue. The cost: two index walks bounded by the limits, then per claimed queue a few index probes;
+ * it does not grow with the number of pending deliveries.
  * @returns the claimed deliveries joined with their event and subscription, grouped by subscription in `seq` order.
  */
 export async function claimDueDeliveries(
   prisma: PrismaClient,
-  options: { ownerId: string; limit: number; leaseMs: number; batchSize: number },
+  options: { ownerId: string; lanes: LaneLimits; leaseMs: number; batchSize: number },
 ): Promise<ClaimedDelivery[]> {
-  const { ownerId, limit, leaseMs, batchSize } = options;
-  if (limit <= 0) return [];
-  const rows = await query<ClaimRow>(
-    prisma,
-    `
-    WITH heads AS (
-      SELECT d.id, d.subscription_id, d.seq
-      FROM webhook_deliveries d
-      WHERE d.id = ANY (ARRAY(
-          SELECT f.id FROM (
-            SELECT DISTINCT ON (p.subscription_id) p.id, p.subscription_id, p.seq, p.next_attempt_at, p.locked_until
-            FROM webhook_deliveries p
-            WHERE p.state = 'pending'
-            ORDER BY p.subscription_id, p.seq
-          ) f
-          WHERE f.next_attempt_at <= now()
-            AND (f.locked_until IS NULL OR f.locked_until <= now())
-            AND EXISTS (SELECT 1 FROM webhook_subscriptions s
-                        WHERE s.id = f.subscription_id AND s.disabled_at IS NULL AND s.paused_at IS NULL)
-          ORDER BY f.next_attempt_at, f.seq
-          LIMIT $1::int))
-        AND d.state = 'pending'
-        AND (d.locked_until IS NULL OR d.locked_until <= now())
-      FOR UPDATE OF d SKIP LOCKED
-    ), batch AS (
-      SELECT heads.id FROM heads
-      UNION ALL
-      SELECT next.id FROM heads CROSS JOIN LATERAL (
-        SELECT n.id FROM webhook_deliveries n
-        WHERE n.subscription_id = heads.subscription_id AND n.state = 'pending' AND n.seq > heads.seq
-          AND n.next_attempt_at <= now() AND (n.locked_until IS NULL OR n.locked_until <= now())
-        ORDER BY n.seq
+  const { ownerId, lanes, leaseMs, batchSize } = options;
+  const healthy = Math.max(0, Math.floor(lanes.healthy));
+  const probation = Math.max(0, Math.floor(lanes.probation));
+  if (healthy + probation === 0) return [];
+  const rows = await sqlOf(prisma).transaction(async (tx) => {
+    const queues = await tx<{ id: string; healthy: boolean }>(
+      `
+      WITH healthy_lane AS (
+        SELECT id FROM webhook_subscriptions
+        WHERE healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
+          AND next_due_at <= now()
+        ORDER BY next_due_at
+        LIMIT $1::int
+        FOR NO KEY UPDATE SKIP LOCKED
+      ), probation_lane AS (
+        SELECT id FROM webhook_subscriptions
+        WHERE NOT healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
+          AND next_due_at <= now()
+        ORDER BY next_due_at
         LIMIT $2::int
-      ) next
-    )
-    UPDATE webhook_deliveries d
-    SET locked_until = now() + ($3::int * interval '1 millisecond'), locked_by = $4
-    FROM batch, webhook_events ev, webhook_subscriptions s
-    WHERE d.id = batch.id AND ev.id = d.event_id AND s.id = d.subscription_id
-    RETURNING d.id, d.event_id, d.subscription_id, d.seq, d.attempt_count, d.created_at, d.next_attempt_at, ev.type, ev.payload,
-      s.target_url, s.secret,
-      CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret`,
-    [limit, Math.max(0, batchSize - 1), leaseMs, ownerId],
-  );
+        FOR NO KEY UPDATE SKIP LOCKED
+      )
+      SELECT id, true AS healthy FROM healthy_lane
+      UNION ALL
+      SELECT id, false AS healthy FROM probation_lane`,
+      [healthy, probation],
+    );
+    if (queues.length === 0) return [];
+    return tx<ClaimRow>(
+      `
+      WITH queue AS (
+        SELECT * FROM unnest($1::text[], $2::bool[]) AS q(id, healthy)
+      ), head AS (
+        SELECT queue.id AS subscription_id, queue.healthy, h.id, h.seq, h.next_attempt_at, h.locked_until,
+          (h.id IS NOT NULL AND h.next_attempt_at <= now() AND (h.locked_until IS NULL OR h.locked_until <= now())) AS ready
+        FROM queue LEFT JOIN LATERAL (
+          SELECT d.id, d.seq, d.next_attempt_at, d.locked_until FROM webhook_deliveries d
+          WHERE d.subscription_id = queue.id AND d.state = 'pending'
+          ORDER BY d.seq
+          LIMIT 1
+        ) h ON true
+      ), batch AS (
+        SELECT head.id FROM head WHERE head.ready
+        UNION ALL
+        SELECT f.id FROM head CROSS JOIN LATERAL (
+          SELECT n.id FROM webhook_deliveries n
+          WHERE head.ready AND head.healthy
+            AND n.subscription_id = head.subscription_id AND n.state = 'pending' AND n.seq > head.seq
+            AND n.next_attempt_at <= now() AND (n.locked_until IS NULL OR n.locked_until <= now())
+          ORDER BY n.seq
+          LIMIT $3::int
+        ) f
+      ), leased AS (
+        UPDATE webhook_deliveries d
+        SET locked_until = now() + ($4::int * interval '1 millisecond'), locked_by = $5
+        FROM batch WHERE d.id = batch.id
+        RETURNING d.id, d.event_id, d.subscription_id, d.seq, d.attempt_count, d.created_at, d.next_attempt_at
+      ), scheduled AS (
+        UPDATE webhook_subscriptions s SET next_due_at = CASE
+            WHEN head.id IS NULL THEN NULL
+            WHEN head.ready THEN now() + ($4::int * interval '1 millisecond')
+            ELSE GREATEST(head.next_attempt_at, COALESCE(head.locked_until, head.next_attempt_at))
+          END
+        FROM head WHERE s.id = head.subscription_id
+        RETURNING s.id
+      )
+      SELECT l.id, l.event_id, l.subscription_id, s.company_id, l.seq, l.attempt_count, l.created_at, l.next_attempt_at,
+        ev.type, ev.payload, s.target_url, s.secret,
+        CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret END AS previous_secret,
+        queue.healthy
+      FROM leased l
+      JOIN webhook_events ev ON ev.id = l.event_id
+      JOIN webhook_subscriptions s ON s.id = l.subscription_id
+      JOIN queue ON queue.id = l.subscription_id`,
+      [queues.map((q) => q.id), queues.map((q) => q.healthy), Math.max(0, batchSize - 1), leaseMs, ownerId],
+    );
+  });
   return rows
     .map((r) => ({
       id: r.id,
       eventId: r.event_id,
       subscriptionId: r.subscription_id,
+      companyId: r.company_id,
       seq: BigInt(r.seq),
       attemptCount: Number(r.attempt_count),
       createdAt: r.created_at,
@@ -123,6 +222,7 @@ export async function claimDueDeliveries(
       targetUrl: r.target_url,
       secret: r.secret,
       previousSecret: r.previous_secret,
+      healthy: r.healthy,
     }))
     .sort((a, b) => (a.subscriptionId < b.subscriptionId ? -1 : a.subscriptionId > b.subscriptionId ? 1 : a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
 }
@@ -140,35 +240,62 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
+/** What the attempt's result means for its queue (the subscription). */
+export interface QueueUpdate {
+  /** The endpoint's lane from now on (webhooks/endpoint-health.ts). */
+  healthy: boolean;
+  /** Whether this attempt failed: starts or extends the run of failures (`failing_since`), else ends it. */
+  failed: boolean;
+  /**
+   * When the claim should look at the queue next: `keep` (more of the claimed batch follows), `now` (the batch is
+   * over: look again for what follows), or a time (the head stays pending until its retry at that time).
+   */
+  nextLook: "keep" | "now" | Date;
+}
+
 /**
- * Records one attempt in the delivery log and moves its delivery on, in one statement: to `succeeded` or `failed`
- * (with `completed_at`), or back to `pending` at `attempt.nextAttemptAt`; the lease is cleared and `attempt_count`,
- * `last_status`, `last_duration_ms`, `last_error` updated. The state change only applies while `ownerId` still
- * holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself is logged (with its
- * request headers) either way while the delivery exists.
+ * Records one attempt in the delivery log and moves its delivery and its queue on, in one statement: the delivery
+ * to `succeeded` or `failed` (with `completed_at`), or back to `pending` at `attempt.nextAttemptAt`; the lease is
+ * cleared and `attempt_count`, `last_status`, `last_duration_ms`, `last_error` updated; the subscription's health
+ * (`healthy`, `failing_since`, `consecutive_failures`) and `next_due_at` as `queue` says. The state changes only
+ * apply while `ownerId` still holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself
+ * is logged (with its request headers) either way while the delivery exists. The subscription row is locked first,
+ * as the claim does, so the two never deadlock.
  * @returns whether the state change applied.
  */
 export async function recordAttempt(
   prisma: PrismaClient,
-  input: { deliveryId: string; ownerId: string; state: "pending" | "succeeded" | "failed"; attempt: AttemptRecord; completedAt: Date | null },
+  input: {
+    deliveryId: string;
+    subscriptionId: string;
+    ownerId: string;
+    state: "pending" | "succeeded" | "failed";
+    attempt: AttemptRecord;
+    completedAt: Date | null;
+    queue: QueueUpdate;
+  },
 ): Promise<boolean> {
-  const { deliveryId, ownerId, state, attempt, completedAt } = input;
+  const { deliveryId, subscriptionId, ownerId, state, attempt, completedAt, queue } = input;
+  const nextLook = queue.nextLook instanceof Date ? "at" : queue.nextLook;
   const rows = await query<{ updated: number }>(
     prisma,
     `
-    WITH updated AS (
-      UPDATE webhook_deliveries SET
+    WITH sub AS (
+      SELECT id FROM webhook_subscriptions WHERE id = $13 FOR NO KEY UPDATE
+    ), updated AS (
+      UPDATE webhook_deliveries d SET
         state = $1,
-        attempt_count = attempt_count + 1,
+        attempt_count = d.attempt_count + 1,
         last_status = $2::int,
         last_duration_ms = $10::int,
         last_error = $3,
-        next_attempt_at = COALESCE($4::timestamptz, next_attempt_at),
+        next_attempt_at = COALESCE($4::timestamptz, d.next_attempt_at),
         completed_at = $5::timestamptz,
         locked_until = NULL,
         locked_by = NULL
-      WHERE id = $6 AND locked_by = $7 AND state = 'pending'
-      RETURNING id
+      FROM sub
+      WHERE d.id = $6 AND d.subscription_id = sub.id AND d.locked_by = $7 AND d.state = 'pending'
+      RETURNING d.id, d.subscription_id
     ), logged AS (
       INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at,
         request_headers)
@@ -176,6 +303,19 @@ export async function recordAttempt(
         $10::int, $11, $3, $4::timestamptz, $12::jsonb
       FROM webhook_deliveries d WHERE d.id = $6
       RETURNING id
+    ), health AS (
+      UPDATE webhook_subscriptions s SET
+        healthy = $14::bool,
+        failing_since = CASE WHEN $15::bool THEN COALESCE(s.failing_since, $9::timestamptz) END,
+        consecutive_failures = CASE WHEN $15::bool THEN s.consecutive_failures + 1 ELSE 0 END,
+        next_due_at = CASE $16::text
+          WHEN 'now' THEN LEAST(COALESCE(s.next_due_at, now()), now())
+          WHEN 'at' THEN $17::timestamptz
+          ELSE s.next_due_at END
+      FROM updated
+      WHERE s.id = updated.subscription_id
+        AND (s.healthy <> $14::bool OR $15::bool OR s.failing_since IS NOT NULL OR $16::text <> 'keep')
+      RETURNING s.id
     )
     SELECT (SELECT count(*) FROM updated)::int AS updated`,
     [
@@ -191,6 +331,11 @@ export async function recordAttempt(
       Math.round(attempt.durationMs),
       attempt.responseExcerpt,
       attempt.requestHeaders === null ? null : JSON.stringify(attempt.requestHeaders),
+      subscriptionId,
+      queue.healthy,
+      queue.failed,
+      nextLook,
+      queue.nextLook instanceof Date ? queue.nextLook : null,
     ],
   );
   return Number(rows[0]?.updated ?? 0) > 0;
@@ -198,15 +343,34 @@ export async function recordAttempt(
 
 /**
  * Clears the leases `ownerId` holds on pending deliveries (all of them, or only `deliveryIds`), so another
- * dispatcher can claim them at once instead of waiting for the lease to expire (graceful shutdown).
+ * dispatcher can claim them at once instead of waiting for the lease to expire (a batch cut short, graceful
+ * shutdown), and makes their queues due now. Queue rows are locked first, in id order, as everywhere else.
  * @returns how many leases were released.
  */
 export async function releaseLeases(prisma: PrismaClient, ownerId: string, deliveryIds?: readonly string[]): Promise<number> {
   if (deliveryIds && deliveryIds.length === 0) return 0;
-  const only = deliveryIds ? Prisma.sql`AND id IN (${Prisma.join(deliveryIds)})` : Prisma.empty;
-  return prisma.$executeRaw`
-    UPDATE webhook_deliveries SET locked_until = NULL, locked_by = NULL
-    WHERE locked_by = ${ownerId} AND state = 'pending' ${only}`;
+  const rows = await query<{ released: number }>(
+    prisma,
+    `
+    WITH mine AS (
+      SELECT id, subscription_id FROM webhook_deliveries
+      WHERE locked_by = $1 AND state = 'pending' AND ($2::text[] IS NULL OR id = ANY ($2::text[]))
+    ), queues AS (
+      SELECT s.id FROM webhook_subscriptions s WHERE s.id IN (SELECT subscription_id FROM mine) ORDER BY s.id FOR NO KEY UPDATE
+    ), released AS (
+      UPDATE webhook_deliveries d SET locked_until = NULL, locked_by = NULL
+      FROM mine
+      WHERE d.id = mine.id AND d.locked_by = $1 AND d.state = 'pending' AND d.subscription_id IN (SELECT id FROM queues)
+      RETURNING d.id
+    ), due AS (
+      UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, now()), now())
+      FROM queues WHERE s.id = queues.id
+      RETURNING s.id
+    )
+    SELECT (SELECT count(*) FROM released)::int AS released`,
+    [ownerId, deliveryIds ? [...deliveryIds] : null],
+  );
+  return Number(rows[0]?.released ?? 0);
 }
 
 /**

@@ -178,7 +178,8 @@ export async function setSubscriptionPaused(db: PrismaClient, scope: Subscriptio
   const where = { id, ...scopeWhere(scope) };
   const { count } = await db.webhookSubscription.updateMany({
     where: pausedAt ? { ...where, pausedAt: null } : where,
-    data: { pausedAt },
+    // Resuming makes the queue due now (moved earlier only, db/webhook-dispatch.ts): what waited goes out in order.
+    data: pausedAt ? { pausedAt } : { pausedAt, nextDueAt: new Date() },
   });
   if (count === 0 && !pausedAt) return null;
   return findSubscription(db, scope, id);

@@ -3,19 +3,28 @@
  * once, in event order per subscription, signed (Standard Webhooks), retried with backoff for up to 3 days, every
  * attempt logged.
  *
- * How it runs: a claim cycle leases due deliveries (db/webhook-dispatch.ts, safe across processes): the head of
- * each subscription's queue with up to `batchSize - 1` followers. Each subscription's batch is sent in order, one
- * attempt at a time, outside any transaction; at most `concurrency` subscriptions at once. Each result is written
- * with its state change in one statement. A cycle starts on `wake()` (after every outbox commit: `ctx.eventsCommitted`), when an attempt ends
- * (the next delivery of that subscription may now be due), when a scheduled retry falls due, on a PostgreSQL
- * `NOTIFY` from another process, and on a fallback poll (retries scheduled elsewhere, expired leases of a crashed
- * process). Concurrent triggers coalesce into one more cycle.
+ * How it runs: a claim cycle first adopts the outbox's wake-ups (queues with new deliveries become due), then
+ * leases due queues (db/webhook-dispatch.ts, safe across processes, at a cost that does not grow with the
+ * backlog): the head of each due subscription's queue, with up to `batchSize - 1` followers in the healthy lane.
+ * Each subscription's batch is sent in order, one attempt at a time, outside any transaction. Each result is
+ * written with its state change and the endpoint's health in one statement.
+ *
+ * Isolation (webhooks/endpoint-health.ts): endpoints whose last attempt succeeded quickly are served from the
+ * healthy lane's budget (`concurrency`); new, failing and slow endpoints from the probation lane's
+ * (`probationConcurrency`). Dead endpoints, however many and in whichever company, only ever wait for each other.
+ *
+ * A cycle starts on `wake()` (after every outbox commit: `ctx.eventsCommitted`), when a batch ends (the next
+ * delivery of that subscription may now be due), when a scheduled retry falls due, on a PostgreSQL `NOTIFY` from
+ * another process, and on a fallback poll (retries scheduled elsewhere, expired leases of a crashed process).
+ * Concurrent triggers coalesce into one more cycle.
  *
  * Options (constructor, else environment, else default):
- * | option         | env                     | default   |                                                    |
- * |----------------|-------------------------|-----------|----------------------------------------------------|
- * | concurrency    | WEBHOOK_CONCURRENCY     | 16        | subscriptions served at once (attempts in flight)  |
- * | batchSize      | WEBHOOK_BATCH_SIZE      | 8         | in-order deliveries of one subscription per claim  |
+ * | option               | env                           | default   |                                          |
+ * |----------------------|-------------------------------|-----------|------------------------------------------|
+ * | concurrency          | WEBHOOK_CONCURRENCY           | 128       | healthy-lane subscriptions served at once |
+ * | probationConcurrency | WEBHOOK_PROBATION_CONCURRENCY | 128       | probation-lane subscriptions at once     |
+ * | slowMs               | WEBHOOK_SLOW_MS               | 2000      | a success slower than this is probation  |
+ * | batchSize            | WEBHOOK_BATCH_SIZE            | 8         | in-order deliveries of one subscription per claim |
  * | timeoutMs      | WEBHOOK_TIMEOUT_MS      | 10000     | per attempt (CONTRACT: 10 s)                       |
  * | leaseMs        | WEBHOOK_LEASE_MS        | 30000     | claim lease; a crashed process's claims return then |
  * | pollIntervalMs | WEBHOOK_POLL_MS         | 1000      | fallback poll                                      |
@@ -28,13 +37,16 @@ import crypto from "node:crypto";
 import type { Logger } from "pino";
 import type { AppContext } from "../context";
 import {
+  adoptWakeups,
   claimDueDeliveries,
   deleteGoneSubscription,
   disableFailingSubscription,
   recordAttempt,
   releaseLeases,
   type ClaimedDelivery,
+  type QueueUpdate,
 } from "../db/webhook-dispatch";
+import { DEFAULT_ENDPOINT_HEALTH_POLICY, healthAfterAttempt } from "./endpoint-health";
 import { deliveryHeaders, sendAttempt, type AttemptResult } from "./deliver";
 import { listenForOutbox, notifyOutbox, type OutboxListener } from "./notify";
 import { classifyResponse, DEFAULT_RETRY_POLICY, parseRetryAfterMs, scheduleRetry, type AttemptOutcome, type RetryPolicy } from "./retry-policy";
@@ -42,8 +54,12 @@ import { signDelivery } from "./signing";
 import { WEBHOOK_EVENT_HEADER } from "@stageline/shared";
 
 export interface DispatcherOptions {
-  /** Subscriptions served at once (each sends its batch one delivery at a time). */
+  /** Healthy-lane subscriptions served at once (each sends its batch one delivery at a time). */
   concurrency: number;
+  /** Probation-lane subscriptions (new, failing or slow endpoints) served at once. */
+  probationConcurrency: number;
+  /** A successful attempt slower than this (ms) puts its endpoint in the probation lane. */
+  slowMs: number;
   /** Deliveries of one subscription claimed together and sent in order. */
   batchSize: number;
   timeoutMs: number;
@@ -56,7 +72,18 @@ export interface DispatcherOptions {
   ownerId: string;
 }
 
-const DEFAULTS = { concurrency: 16, batchSize: 8, timeoutMs: 10_000, leaseMs: 30_000, pollIntervalMs: 1_000 };
+const DEFAULTS = {
+  concurrency: 128,
+  probationConcurrency: 128,
+  slowMs: DEFAULT_ENDPOINT_HEALTH_POLICY.slowMs,
+  batchSize: 8,
+  timeoutMs: 10_000,
+  leaseMs: 30_000,
+  pollIntervalMs: 1_000,
+};
+
+/** Wake-up rows adopted per claim cycle (a cycle that adopts this many runs another at once). */
+const ADOPT_BATCH = 1_000;
 
 /** A batch's next delivery is only sent while its lease outlasts a whole attempt by this much. */
 const LEASE_MARGIN_MS = 2_000;
@@ -76,11 +103,13 @@ export function dispatcherOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     return n;
   };
   const out: Partial<DispatcherOptions> = {};
-  const set = <K extends "concurrency" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
+  const set = <K extends "concurrency" | "probationConcurrency" | "slowMs" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
     const v = read(name);
     if (v !== undefined) out[key] = v;
   };
   set("concurrency", "WEBHOOK_CONCURRENCY");
+  set("probationConcurrency", "WEBHOOK_PROBATION_CONCURRENCY");
+  set("slowMs", "WEBHOOK_SLOW_MS");
   set("batchSize", "WEBHOOK_BATCH_SIZE");
   set("timeoutMs", "WEBHOOK_TIMEOUT_MS");
   set("leaseMs", "WEBHOOK_LEASE_MS");
@@ -105,7 +134,8 @@ export class WebhookDispatcher {
   private cycle: Promise<void> | null = null;
   /** A trigger arrived during the cycle in progress: run one more. */
   private rerun = false;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Batches being sent, by their first delivery's id, with their lane. */
+  private readonly inFlight = new Map<string, { run: Promise<void>; healthy: boolean }>();
   private pollTimer: NodeJS.Timeout | null = null;
   /** Times (ms) of retries this dispatcher scheduled, and the timer of the earliest. */
   private retryTimes: number[] = [];
@@ -185,7 +215,7 @@ export class WebhookDispatcher {
     await this.listener?.close();
     await this.cycle;
     const grace = setTimeout(() => this.shutdown.abort(), this.options.timeoutMs + 2_000);
-    await Promise.allSettled([...this.inFlight.values()]);
+    await Promise.allSettled([...this.inFlight.values()].map((b) => b.run));
     clearTimeout(grace);
     await this.notifying;
     try {
@@ -211,15 +241,31 @@ export class WebhookDispatcher {
     });
   }
 
+  /** Free slots of each lane. */
+  private freeSlots(): { healthy: number; probation: number } {
+    let healthy = 0;
+    for (const batch of this.inFlight.values()) if (batch.healthy) healthy++;
+    return {
+      healthy: Math.max(0, this.options.concurrency - healthy),
+      probation: Math.max(0, this.options.probationConcurrency - (this.inFlight.size - healthy)),
+    };
+  }
+
   private async claimAndSend(): Promise<void> {
-    const free = this.options.concurrency - this.inFlight.size;
-    if (free <= 0) return; // a batch that ends kicks again
+    try {
+      const adopted = await adoptWakeups(this.ctx.prisma, ADOPT_BATCH);
+      if (adopted >= ADOPT_BATCH) this.rerun = true;
+    } catch (err) {
+      this.logger.warn({ err }, "adopting webhook wake-ups failed; retrying at the next poll");
+    }
+    const free = this.freeSlots();
+    if (free.healthy + free.probation <= 0) return; // a batch that ends kicks again
     const claimStarted = Date.now();
     let claimed: ClaimedDelivery[];
     try {
       claimed = await claimDueDeliveries(this.ctx.prisma, {
         ownerId: this.options.ownerId,
-        limit: free,
+        lanes: free,
         leaseMs: this.options.leaseMs,
         batchSize: this.options.batchSize,
       });
@@ -241,14 +287,15 @@ export class WebhookDispatcher {
         this.inFlight.delete(key);
         this.kick();
       });
-      this.inFlight.set(key, run);
+      this.inFlight.set(key, { run, healthy: batch[0].healthy });
     }
   }
 
   /**
    * Sends one subscription's claimed deliveries one after another, in `seq` order. Stops, releasing the rest, when
    * one must be retried later (the rest wait behind it), the subscription is gone, the dispatcher is stopping, or
-   * the lease could run out during the next attempt.
+   * the lease could run out during the next attempt. The last attempt recorded (or the release) makes the queue
+   * due again, so the next claim sends what follows.
    */
   private async sendInOrder(batch: ClaimedDelivery[], leaseEnd: number): Promise<void> {
     for (let i = 0; i < batch.length; i++) {
@@ -256,7 +303,7 @@ export class WebhookDispatcher {
       if (i > 0 && (this.state !== "running" || last)) return this.release(batch.slice(i));
       let outcome: AttemptOutcome;
       try {
-        outcome = await this.attempt(batch[i]);
+        outcome = await this.attempt(batch[i], i === batch.length - 1);
       } catch (err) {
         this.logger.error({ err, deliveryId: batch[i].id }, "webhook attempt could not be recorded; its lease will expire and it will be retried");
         return this.release(batch.slice(i + 1));
@@ -272,8 +319,11 @@ export class WebhookDispatcher {
     );
   }
 
-  /** Sends one claimed delivery and records the outcome. */
-  private async attempt(d: ClaimedDelivery): Promise<AttemptOutcome> {
+  /**
+   * Sends one claimed delivery and records the outcome with the endpoint's health.
+   * @param endsBatch no more of the claimed batch follows (the queue is then due again, unless retrying).
+   */
+  private async attempt(d: ClaimedDelivery, endsBatch: boolean): Promise<AttemptOutcome> {
     // The claim compared `next_attempt_at` with the database's clock, which can lead this process's clock by a
     // millisecond of rounding (PGlite). Never send before the due time by the clock that records the attempt.
     const early = d.nextAttemptAt.getTime() - Date.now();
@@ -298,10 +348,14 @@ export class WebhookDispatcher {
     const attemptNo = d.attemptCount + 1;
     const outcome = result.permanent ? "failed" : classifyResponse(result.status);
     const log = { deliveryId: d.id, eventId: d.eventId, subscriptionId: d.subscriptionId, event: d.eventType, attempt: attemptNo, status: result.status, durationMs: result.durationMs, outcome };
+    const health = healthAfterAttempt(outcome, result.durationMs, { slowMs: this.options.slowMs });
     const record = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
       recordAttempt(this.ctx.prisma, {
         deliveryId: d.id,
+        subscriptionId: d.subscriptionId,
         ownerId: this.options.ownerId,
+        // A retry keeps this delivery at the head until then; otherwise look again when the batch is over.
+        queue: { ...health, nextLook: state === "pending" && nextAttemptAt ? nextAttemptAt : endsBatch ? "now" : "keep" } satisfies QueueUpdate,
         state,
         completedAt: state === "pending" ? null : finishedAt,
         attempt: {
