@@ -111,7 +111,7 @@ describe("REST-hook subscriptions", () => {
       expect(res.status).toBe(200);
       expect(res.body.map((s: { id: string }) => s.id)).toEqual(newestFirst);
       for (const subscription of res.body) {
-        expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "id", "target_url"]);
+        expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "failing_since", "id", "next_attempt_at", "target_url"]);
       }
     });
 

@@ -44,6 +44,9 @@ export type WebhookSubscribe = z.infer<typeof WebhookSubscribeSchema>;
  * deliveries") `disabled_at` and `disabled_reason`: set when the server stopped delivering to it because its target
  * kept failing for the whole retry window (null while it is active). A disabled subscription sends nothing more and
  * does not count toward the 1,000-per-company limit; delete it and subscribe again to resume.
+ * Endpoint health (CONTRACT "Events and deliveries", additive): `failing_since`, when the current run of failed
+ * attempts began (null while the last attempt succeeded), and `next_attempt_at`, when a failing endpoint is tried
+ * next (null when it is not failing, or is disabled).
  */
 export const WebhookSubscriptionSchema = z.object({
   id: z.string(),
@@ -52,6 +55,8 @@ export const WebhookSubscriptionSchema = z.object({
   created_at: timestamp,
   disabled_at: timestamp.nullable(),
   disabled_reason: z.string().nullable(),
+  failing_since: timestamp.nullable(),
+  next_attempt_at: timestamp.nullable(),
 });
 /** A webhook subscription. */
 export type WebhookSubscription = z.infer<typeof WebhookSubscriptionSchema>;

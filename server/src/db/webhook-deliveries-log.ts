@@ -68,6 +68,19 @@ export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId
   return rows.length > 0;
 }
 
+/**
+ * How many deliveries of `subscriptionId` are pending, counted up to `cap` (an index range scan of at most `cap`
+ * rows, so a page never pays for a huge backlog).
+ * @returns the count, at most `cap`.
+ */
+export async function countPendingDeliveries(db: Db, subscriptionId: string, cap: number): Promise<number> {
+  const rows = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM (
+      SELECT 1 FROM webhook_deliveries WHERE subscription_id = ${subscriptionId} AND state = 'pending' LIMIT ${cap}::int
+    ) waiting`;
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** One line of the console's delivery log: the delivery, its event name and its latest attempt's status and duration. */
 export interface DeliverySummaryRow {
   id: string;

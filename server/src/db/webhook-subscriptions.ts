@@ -35,6 +35,10 @@ export interface SubscriptionRow {
   disabledAt: Date | null;
   disabledReason: string | null;
   createdAt: Date;
+  /** Start of the current run of failed attempts, or null (endpoint health). */
+  failingSince: Date | null;
+  /** When the dispatcher looks at its queue next (the retry of a failing head), or null when nothing is pending. */
+  nextDueAt: Date | null;
 }
 
 /** The signing secrets of a subscription (for the console's "Reveal" only; never logged). */
@@ -55,6 +59,8 @@ const PUBLIC_SELECT = {
   disabledAt: true,
   disabledReason: true,
   createdAt: true,
+  failingSince: true,
+  nextDueAt: true,
 } as const satisfies Prisma.WebhookSubscriptionSelect;
 
 function scopeWhere(scope: SubscriptionScope): Prisma.WebhookSubscriptionWhereInput {
@@ -101,6 +107,8 @@ interface SubscriptionSqlRow {
   disabled_at: Date | null;
   disabled_reason: string | null;
   created_at: Date;
+  failing_since: Date | null;
+  next_due_at: Date | null;
 }
 
 const date = (value: Date | null) => (value === null ? null : new Date(value));
@@ -113,7 +121,8 @@ export async function findSubscription(prisma: PrismaClient, scope: Subscription
   const origin = scope.origin === undefined ? "" : " AND origin = $3";
   const row = await queryOne<SubscriptionSqlRow>(
     prisma,
-    `SELECT id, target_url, events, origin, description, paused_at, disabled_at, disabled_reason, created_at
+    `SELECT id, target_url, events, origin, description, paused_at, disabled_at, disabled_reason, created_at, failing_since,
+       next_due_at
        FROM webhook_subscriptions WHERE id = $1 AND company_id = $2${origin}`,
     scope.origin === undefined ? [id, scope.companyId] : [id, scope.companyId, scope.origin],
     { name: `find-subscription${scope.origin === undefined ? "" : "-origin"}` },
@@ -129,6 +138,8 @@ export async function findSubscription(prisma: PrismaClient, scope: Subscription
     disabledAt: date(row.disabled_at),
     disabledReason: row.disabled_reason,
     createdAt: new Date(row.created_at),
+    failingSince: date(row.failing_since),
+    nextDueAt: date(row.next_due_at),
   };
 }
 

@@ -121,6 +121,8 @@ export const webhookSubscriptionExample: WebhookSubscription = {
   created_at: CREATED,
   disabled_at: null,
   disabled_reason: null,
+  failing_since: null,
+  next_attempt_at: null,
 };
 
 export const webhookSubscriptionCreatedExample: WebhookSubscriptionCreated = {

@@ -34,6 +34,7 @@ import { domainError, notFound } from "./errors";
 import { toPage, type Page } from "./keyset-page";
 import { SAMPLE_IDS, sampleItem, sampleTask } from "./samples";
 import { roleAtLeast, type Role } from "./users";
+import { endpointHealthOf } from "./webhook-subscriptions";
 import {
   PREVIOUS_SECRET_OVERLAP_MS,
   requeueDelivery,
@@ -342,12 +343,38 @@ export async function listEndpointDeliveries(
   companyId: string,
   id: string,
   options: { outcome?: DeliveryOutcome | undefined; cursor?: string | undefined } = {},
-): Promise<Page<log.DeliverySummaryRow> & { endpoint: subscriptions.SubscriptionRow }> {
+): Promise<Page<log.DeliverySummaryRow> & { endpoint: subscriptions.SubscriptionRow; health: EndpointHealthView }> {
   const after = options.cursor ? decodeKeysetCursor(options.cursor) : undefined;
   const endpoint = await getEndpoint(ctx, companyId, id);
   const state = options.outcome ? DELIVERY_OUTCOMES[options.outcome] : undefined;
   const rows = await log.listDeliverySummaries(ctx.prisma, id, { state, after }, DELIVERY_PAGE_SIZE + 1);
-  return { endpoint, ...toPage(rows, DELIVERY_PAGE_SIZE) };
+  const waiting = await log.countPendingDeliveries(ctx.prisma, id, WAITING_COUNT_CAP + 1);
+  const health = endpointHealthOf(endpoint);
+  return {
+    endpoint,
+    health: {
+      failingSince: health.failing_since === null ? null : new Date(health.failing_since),
+      nextAttemptAt: health.next_attempt_at === null ? null : new Date(health.next_attempt_at),
+      waiting: Math.min(waiting, WAITING_COUNT_CAP),
+      waitingCapped: waiting > WAITING_COUNT_CAP,
+    },
+    ...toPage(rows, DELIVERY_PAGE_SIZE),
+  };
+}
+
+/** Pending deliveries an endpoint page counts at most ("10,000+ waiting"). */
+export const WAITING_COUNT_CAP = 10_000;
+
+/** An endpoint's health as its console page states it (CONTRACT "Events and deliveries": endpoint health). */
+export interface EndpointHealthView {
+  /** Start of the current run of failed attempts, or null. */
+  failingSince: Date | null;
+  /** When a failing endpoint is tried next, or null. */
+  nextAttemptAt: Date | null;
+  /** Deliveries waiting (pending), at most {@link WAITING_COUNT_CAP}. */
+  waiting: number;
+  /** More than {@link WAITING_COUNT_CAP} are waiting. */
+  waitingCapped: boolean;
 }
 
 /**

@@ -35,7 +35,8 @@ export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The subscription object of the spec ("Webhook subscription (REST hook)") with the contract's `disabled_at` and
- * `disabled_reason` (null while active); never carries a secret.
+ * `disabled_reason` (null while active) and endpoint health (`failing_since`, `next_attempt_at`: see
+ * `endpointHealthOf`); never carries a secret.
  */
 export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): WebhookSubscription {
   return {
@@ -45,6 +46,23 @@ export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): Webh
     created_at: row.createdAt.toISOString(),
     disabled_at: row.disabledAt?.toISOString() ?? null,
     disabled_reason: row.disabledAt ? row.disabledReason : null,
+    ...endpointHealthOf(row),
+  };
+}
+
+/**
+ * Endpoint health as the contract shows it (CONTRACT "Events and deliveries"): `failing_since` while the last
+ * attempt failed, and `next_attempt_at`, when the failing endpoint is tried next: the time its queue is due (the
+ * head's retry), null when it is not failing, disabled or paused (nothing is tried then).
+ */
+export function endpointHealthOf(row: Pick<subscriptions.SubscriptionRow, "failingSince" | "nextDueAt" | "disabledAt" | "pausedAt">): {
+  failing_since: string | null;
+  next_attempt_at: string | null;
+} {
+  const failing = row.failingSince !== null && row.disabledAt === null;
+  return {
+    failing_since: failing ? row.failingSince!.toISOString() : null,
+    next_attempt_at: failing && row.pausedAt === null && row.nextDueAt ? row.nextDueAt.toISOString() : null,
   };
 }
 

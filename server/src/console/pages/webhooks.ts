@@ -140,6 +140,7 @@ export function webhooksRouter(ctx: AppContext): Router {
     renderPage(req, res, "webhooks/endpoint", {
       title: `Webhook endpoint ${endpoint.targetUrl}`,
       endpoint,
+      health: deliveries.health,
       deliveries: deliveries.items,
       next: deliveries.next,
       outcome: outcome ?? "",
