@@ -145,6 +145,7 @@ export function webhooksRouter(ctx: AppContext): Router {
       outcome: outcome ?? "",
       outcomes: OUTCOMES,
       firstPage: !cursor,
+      retentionDays: ctx.config.webhookRetentionDays,
     });
   });
 
