@@ -80,8 +80,8 @@ export async function purgeWebhookLog(
 
 /**
  * Starts the retention job: a run now and then every `policy.intervalMs`, in the background (the timer does not keep
- * the process alive). Runs never overlap within a process. A failed run is reported to `onError` and tried again
- * at the next interval.
+ * the process alive). Runs never overlap within a process, and a tick is skipped while a run is still going. A failed
+ * run is reported to `onError` and tried again at the next interval.
  */
 export function startWebhookRetention(
   prisma: PrismaClient,
@@ -89,9 +89,11 @@ export function startWebhookRetention(
   reporter: RetentionReporter,
 ): RetentionJob {
   let stopping = false;
+  let queued = 0;
   let running: Promise<PurgeCounts> = Promise.resolve({ deliveries: 0, attempts: 0, events: 0 });
-  const runNow = () =>
-    (running = running
+  const runNow = () => {
+    queued++;
+    return (running = running
       .then(async () => {
         const now = new Date();
         const counts = await purgeWebhookLog(prisma, policy, now, reporter, () => stopping);
@@ -101,9 +103,12 @@ export function startWebhookRetention(
       .catch((err: unknown) => {
         reporter.onError(err);
         return { deliveries: 0, attempts: 0, events: 0 };
-      }));
+      })
+      .finally(() => queued--));
+  };
   void runNow();
-  const timer = setInterval(() => void runNow(), policy.intervalMs);
+  // A run still going at the next tick (a large backlog) is not followed by a pile of queued runs.
+  const timer = setInterval(() => void (queued === 0 && runNow()), policy.intervalMs);
   timer.unref();
   return {
     runNow,
