@@ -1,7 +1,7 @@
 /**
  * Starts a complete Stageline server: opens the database (PGlite or PostgreSQL), applies migrations, seeds the
- * demo company on an empty database, starts the webhook dispatcher and the purge of expired idempotency keys, and listens. Used by `main.ts`, the tests and
- * the benchmarks alike.
+ * demo company on an empty database, starts the webhook dispatcher, the purge of expired idempotency keys and the
+ * retention job of the webhook delivery log, and listens. Used by `main.ts`, the tests and the benchmarks alike.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -17,6 +17,8 @@ import { createLogger } from "./logger";
 import { seedDemoIfEmpty } from "./seed/demo";
 import { startIdempotencyPurge } from "./services/idempotency";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { startWebhookRetention, type RetentionJob } from "./webhooks/retention";
+import { webhookRetentionPolicy } from "./webhooks/retention-policy";
 import { RATE_LIMIT } from "@stageline/shared";
 
 export interface RunningServer {
@@ -26,6 +28,8 @@ export interface RunningServer {
   ctx: AppContext;
   db: Database;
   dispatcher: WebhookDispatcher;
+  /** The retention job of the webhook delivery log (webhooks/retention.ts); `runNow()` runs it at once. */
+  webhookRetention: RetentionJob;
   /** The demo key when this start seeded the demo company, else null. */
   demoApiKey: string | null;
   /** The demo console owner's email and password when this start seeded the demo company, else null. */
@@ -86,6 +90,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     });
     dispatcher.start();
     const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
+    const webhookRetention = startWebhookRetention(db.prisma, webhookRetentionPolicy(config.webhookRetentionDays), {
+      onSummary: (purged, cutoff) => logger.info({ purged, cutoff: cutoff.toISOString() }, "webhook delivery log: old entries deleted"),
+      onError: (err) => logger.warn({ err }, "deleting old webhook deliveries failed"),
+    });
     const port = (server.address() as AddressInfo).port;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     const url = `http://${host}:${port}`;
@@ -103,10 +111,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         });
         await dispatcher!.stop();
         await purge.stop();
+        await webhookRetention.stop();
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();
       })());
-    return { url, port, ctx, db, dispatcher, demoApiKey: demo?.apiKey ?? null, demoUser: demo?.user ?? null, close };
+    return { url, port, ctx, db, dispatcher, webhookRetention, demoApiKey: demo?.apiKey ?? null, demoUser: demo?.user ?? null, close };
   } catch (err) {
     await dispatcher?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);

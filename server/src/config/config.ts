@@ -11,8 +11,14 @@
  * | LOG_LEVEL     | info (silent in test)  | pino level                                                      |
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
  * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
+ * | WEBHOOK_RETENTION_DAYS | 30            | days the webhook delivery log is kept (webhooks/retention-policy.ts) |
  */
 import { parseTrustProxy } from "./trust-proxy";
+
+/** WEBHOOK_RETENTION_DAYS when unset: 30 days, like Stripe's event log (CONTRACT "Events and deliveries"). */
+export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
+/** The largest WEBHOOK_RETENTION_DAYS accepted: 10 years (keeps the cutoff a valid date however it is computed). */
+export const MAX_WEBHOOK_RETENTION_DAYS = 3_650;
 
 export type Mode = "production" | "development" | "test";
 
@@ -34,6 +40,11 @@ export interface Config {
   headersTimeoutMs: number;
   /** Open connections accepted at once; further ones are closed at once (MAX_CONNECTIONS). */
   maxConnections: number;
+  /**
+   * Days a finished webhook delivery (with its attempts) and an event with nothing pending are kept before the
+   * retention job deletes them (WEBHOOK_RETENTION_DAYS; CONTRACT "Events and deliveries": default 30).
+   */
+  webhookRetentionDays: number;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -55,14 +66,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: positiveInt(env, "REQUEST_BODY_TIMEOUT_MS", 30_000),
     headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
     maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
+    webhookRetentionDays: positiveInt(env, "WEBHOOK_RETENTION_DAYS", DEFAULT_WEBHOOK_RETENTION_DAYS, MAX_WEBHOOK_RETENTION_DAYS),
   };
 }
 
-/** A positive whole number from `env[name]`, or `fallback` when unset. @throws Error naming the variable when invalid. */
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+/**
+ * A positive whole number from `env[name]`, at most `max`, or `fallback` when unset.
+ * @throws Error naming the variable when invalid.
+ */
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number (got "${raw}")`);
+  if (value > max) throw new Error(`${name} must be at most ${max} (got "${raw}")`);
   return value;
 }

@@ -220,7 +220,9 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "get", path: `${BASE}/webhooks/{webhook_id}/deliveries`, operationId: "listWebhookDeliveries", summary: "List a subscription's deliveries", tag: "Webhooks", access: ["hooks:manage"],
-    description: "Delivery attempts newest first, optionally filtered by `state`. Keyset pagination: follow the `Link` header's `next` URL.",
+    description:
+      "Delivery attempts newest first, optionally filtered by `state`. Keyset pagination: follow the `Link` header's `next` URL. " +
+      "A delivered or failed delivery is kept for 30 days after it ended (the server's `WEBHOOK_RETENTION_DAYS`), then deleted with its attempts; a pending one is never deleted.",
     path_params: webhookPath,
     query: DeliveryListQuerySchema,
     success: { status: 200, description: "A page of deliveries.", body: list(WebhookDeliverySchema, ex.webhookDeliveryExample), link: true },
@@ -228,6 +230,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "post", path: `${BASE}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver`, operationId: "redeliverWebhook", summary: "Send a delivery again", tag: "Webhooks", access: ["hooks:manage"],
+    description: "Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`.",
     path_params: deliveryPath,
     success: { status: 202, description: "The delivery, queued to be sent again.", body: one(WebhookDeliverySchema, ex.webhookDeliveryExample) },
     errors: ["not_found", "invalid_reference"],

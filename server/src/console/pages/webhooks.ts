@@ -146,6 +146,7 @@ export function webhooksRouter(ctx: AppContext): Router {
       outcome: outcome ?? "",
       outcomes: OUTCOMES,
       firstPage: !cursor,
+      retentionDays: ctx.config.webhookRetentionDays,
     });
   });
 
