@@ -11,6 +11,8 @@
  * | LOG_LEVEL     | info (silent in test)  | pino level                                                      |
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
  * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
+ * | METRICS_PORT  | unset (off)            | port of the Prometheus metrics listener (`GET /metrics`)        |
+ * | METRICS_HOST  | 127.0.0.1              | listen address of the metrics listener                          |
  */
 import { parseTrustProxy } from "./trust-proxy";
 
@@ -34,6 +36,10 @@ export interface Config {
   headersTimeoutMs: number;
   /** Open connections accepted at once; further ones are closed at once (MAX_CONNECTIONS). */
   maxConnections: number;
+  /** Port of the Prometheus metrics listener (METRICS_PORT, 1-65535; 0 = ephemeral, tests); undefined = no listener. */
+  metricsPort?: number;
+  /** Listen address of the metrics listener (METRICS_HOST, default 127.0.0.1: reachable from this machine only). */
+  metricsHost: string;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -55,6 +61,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyTimeoutMs: positiveInt(env, "REQUEST_BODY_TIMEOUT_MS", 30_000),
     headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
     maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
+    metricsPort: optionalPort(env, "METRICS_PORT"),
+    metricsHost: env.METRICS_HOST || "127.0.0.1",
   };
 }
 
@@ -64,5 +72,14 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number (got "${raw}")`);
+  return value;
+}
+
+/** A TCP port (1-65535) from `env[name]`, or undefined when unset or empty. @throws Error naming the variable when invalid. */
+function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 65_535) throw new Error(`${name} must be a port number from 1 to 65535 (got "${raw}")`);
   return value;
 }
