@@ -6,6 +6,7 @@
  */
 import { PROBLEM_CONTENT_TYPE } from "@stageline/shared";
 import { loadConfig } from "../src/config/config";
+import { readWebhookQueueStats } from "../src/db/webhook-stats";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { createSubscription } from "./helpers/receiver";
 
@@ -277,6 +278,12 @@ describe("webhook queue gauges", () => {
     expect(lag).toBeLessThan(300); // 30 s plus this test's own run time; the other heads are 1,800 s and more
     expect(valueOf(samples, "stageline_webhook_endpoints_failing")).toBe(2);
     expect(valueOf(samples, "stageline_webhook_queue_stats_up")).toBe(1);
+  });
+
+  it("counts pending deliveries only up to the cap (that value means this many or more)", async () => {
+    const prisma = t.server.ctx.prisma;
+    expect((await readWebhookQueueStats(prisma, 4)).pending).toBe(4);
+    expect((await readWebhookQueueStats(prisma, 100)).pending).toBe(6);
   });
 
   it("still answers the scrape when the queue cannot be read, with stats_up 0 and the last values kept", async () => {
