@@ -1,5 +1,6 @@
 /**
- * The Express application: body parsing (1 MiB), request logging, API-key auth, the per-key rate limit, the
+ * The Express application: request timing (metrics), the operator probes (`/healthz`, `/readyz`), body parsing
+ * (1 MiB), request logging, API-key auth, the per-key rate limit, the
  * `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
  * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
@@ -9,11 +10,13 @@ import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
 import { docsRouter } from "./http/docs-page";
+import { healthRouter, PROBE_PATHS } from "./http/health";
 import { bodyTimeout } from "./http/body-timeout";
 import { notFoundHandler } from "./http/not-found";
 import { refuseNulInJson, refuseNulInUrl } from "./http/nul-characters";
 import { renderProblem } from "./http/problem";
 import { createRateLimiter } from "./http/rate-limit";
+import { requestMetrics } from "./http/request-metrics";
 import { adminRouter } from "./admin/admin-routes";
 import { consoleRouter } from "./console";
 import { itemsRouter } from "./routes/items";
@@ -32,15 +35,15 @@ export function createApp(ctx: AppContext): Express {
   // No ETags: the API offers no conditional requests (spec), and hashing every body (47 KiB for a page of 100
   // items) cost about 3% of the list endpoint's CPU.
   app.set("etag", false);
+  app.use(requestMetrics(app, ctx.metrics.http));
   // pino-http writes one info-level line per request; below info (e.g. LOG_LEVEL=warn) it would write nothing yet
   // still cost a child logger per request, so it is mounted only when its lines are wanted.
   if (ctx.logger.isLevelEnabled("info")) {
-    app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => req.url === "/health" } }));
+    app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? "") } }));
   }
   app.use(bodyTimeout(ctx.config.bodyTimeoutMs));
-  app.get("/health", (_req, res) => {
-    res.json({ status: "ok" });
-  });
+  // Liveness and readiness probes: no key, no rate limit (http/health.ts).
+  app.use(healthRouter(ctx));
 
   app.use("/console", consoleRouter(ctx));
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));

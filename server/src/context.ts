@@ -1,8 +1,9 @@
-/** What every router and service receives: the database, configuration, logger and the outbox wake-up. */
+/** What every router and service receives: the database, configuration, logger, metrics and the outbox wake-up. */
 import type { Logger } from "pino";
 import type { Config } from "./config/config";
 import type { Database } from "./db/database";
 import type { PrismaClient } from "./generated/prisma/client";
+import type { AppMetrics } from "./observability/metrics";
 
 export interface AppContext {
   db: Database;
@@ -15,4 +16,9 @@ export interface AppContext {
   adminToken: string;
   /** Requests per API key per 60 s (the contract's 60 unless raised for benchmarks via RATE_LIMIT_PER_MINUTE). */
   rateLimit: number;
+  /**
+   * This server's Prometheus metrics (observability/metrics.ts). `metrics.delivery` is the delivery engine's recorder
+   * (`attempt`, `delivered`, `claim`, `purged`); it counts whether or not the metrics listener is on.
+   */
+  metrics: AppMetrics;
 }

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
     process.stdout.write(`Demo password: ${running.demoUser.password}\n`);
   }
   process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
+  if (running.metricsUrl) process.stdout.write(`Prometheus metrics: ${running.metricsUrl}\n`);
   if (running.ctx.config.mode !== "production") {
     const why = process.env.NODE_ENV ? `NODE_ENV=${process.env.NODE_ENV}` : "NODE_ENV is not set";
     process.stdout.write(

@@ -1,7 +1,8 @@
 /**
  * Starts a complete Stageline server: opens the database (PGlite or PostgreSQL), applies migrations, seeds the
  * demo company on an empty database, starts the webhook dispatcher, the purge of expired idempotency keys and the
- * retention job of the webhook delivery log, and listens. Used by `main.ts`, the tests and the benchmarks alike.
+ * retention job of the webhook delivery log, and listens (and, with `METRICS_PORT`, starts the Prometheus metrics
+ * listener). Used by `main.ts`, the tests and the benchmarks alike.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -14,6 +15,8 @@ import type { AppContext } from "./context";
 import { openDatabase, type Database } from "./db/database";
 import { applyMigrations } from "./db/migrations";
 import { createLogger } from "./logger";
+import { createMetrics } from "./observability/metrics";
+import { startMetricsListener, type MetricsListener } from "./observability/metrics-listener";
 import { seedDemoIfEmpty } from "./seed/demo";
 import { startIdempotencyPurge } from "./services/idempotency";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
@@ -30,11 +33,13 @@ export interface RunningServer {
   dispatcher: WebhookDispatcher;
   /** The retention job of the webhook delivery log (webhooks/retention.ts); `runNow()` runs it at once. */
   webhookRetention: RetentionJob;
+  /** The metrics listener's scrape URL (`http://127.0.0.1:9464/metrics`), or null when `METRICS_PORT` is unset. */
+  metricsUrl: string | null;
   /** The demo key when this start seeded the demo company, else null. */
   demoApiKey: string | null;
   /** The demo console owner's email and password when this start seeded the demo company, else null. */
   demoUser: { email: string; password: string } | null;
-  /** Stops accepting requests, lets in-flight deliveries finish (or releases them), closes the database. */
+  /** Stops accepting requests (and scrapes), lets in-flight deliveries finish (or releases them), closes the database. */
   close(): Promise<void>;
 }
 
@@ -52,6 +57,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const logger = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   let dispatcher: WebhookDispatcher | undefined;
+  let metricsListener: MetricsListener | undefined;
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
@@ -63,9 +69,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       eventsCommitted: () => dispatcher?.wake(),
       adminToken: crypto.randomBytes(24).toString("base64url"),
       rateLimit: Number(process.env.RATE_LIMIT_PER_MINUTE ?? RATE_LIMIT.limit),
+      metrics: createMetrics({ prisma: db.prisma, logger, processMetrics: config.metricsPort !== undefined }),
     };
     const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
     dispatcher = new WebhookDispatcher(ctx);
+    if (config.metricsPort !== undefined) {
+      metricsListener = await startMetricsListener(ctx.metrics.registry, { port: config.metricsPort, host: config.metricsHost, logger });
+    }
     const app = createApp(ctx);
     const server: Server = http.createServer(
       {
@@ -101,7 +111,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     if (handshake) {
       fs.writeFileSync(handshake, JSON.stringify({ pid: process.pid, url, token: ctx.adminToken }), { mode: 0o600 });
     }
-    logger.info({ url, database: db.kind }, "stageline listening");
+    logger.info({ url, database: db.kind, metrics: metricsListener?.url ?? null }, "stageline listening");
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {
@@ -109,14 +119,27 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await metricsListener?.close();
         await dispatcher!.stop();
         await purge.stop();
         await webhookRetention.stop();
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();
       })());
-    return { url, port, ctx, db, dispatcher, webhookRetention, demoApiKey: demo?.apiKey ?? null, demoUser: demo?.user ?? null, close };
+    return {
+      url,
+      port,
+      ctx,
+      db,
+      dispatcher,
+      webhookRetention,
+      metricsUrl: metricsListener?.url ?? null,
+      demoApiKey: demo?.apiKey ?? null,
+      demoUser: demo?.user ?? null,
+      close,
+    };
   } catch (err) {
+    await metricsListener?.close();
     await dispatcher?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw err;

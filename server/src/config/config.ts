@@ -12,6 +12,8 @@
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
  * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
  * | WEBHOOK_RETENTION_DAYS | 30            | days the webhook delivery log is kept (webhooks/retention-policy.ts) |
+ * | METRICS_PORT  | unset (off)            | port of the Prometheus metrics listener (`GET /metrics`)        |
+ * | METRICS_HOST  | 127.0.0.1              | listen address of the metrics listener                          |
  */
 import { parseTrustProxy } from "./trust-proxy";
 
@@ -45,6 +47,10 @@ export interface Config {
    * retention job deletes them (WEBHOOK_RETENTION_DAYS; CONTRACT "Events and deliveries": default 30).
    */
   webhookRetentionDays: number;
+  /** Port of the Prometheus metrics listener (METRICS_PORT, 1-65535; 0 = ephemeral, tests); undefined = no listener. */
+  metricsPort?: number;
+  /** Listen address of the metrics listener (METRICS_HOST, default 127.0.0.1: reachable from this machine only). */
+  metricsHost: string;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -67,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
     maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
     webhookRetentionDays: positiveInt(env, "WEBHOOK_RETENTION_DAYS", DEFAULT_WEBHOOK_RETENTION_DAYS, MAX_WEBHOOK_RETENTION_DAYS),
+    metricsPort: optionalPort(env, "METRICS_PORT"),
+    metricsHost: env.METRICS_HOST || "127.0.0.1",
   };
 }
 
@@ -80,5 +88,14 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number, max
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number (got "${raw}")`);
   if (value > max) throw new Error(`${name} must be at most ${max} (got "${raw}")`);
+  return value;
+}
+
+/** A TCP port (1-65535) from `env[name]`, or undefined when unset or empty. @throws Error naming the variable when invalid. */
+function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < 1 || value > 65_535) throw new Error(`${name} must be a port number from 1 to 65535 (got "${raw}")`);
   return value;
 }

@@ -27,17 +27,22 @@ const BOOKKEEPING = `CREATE TABLE IF NOT EXISTS "_prisma_migrations" (
 /** Advisory-lock key shared by every Stageline process ("stageline" as a 32-bit number). */
 const LOCK_KEY = 0x5374676c;
 
+/** The migrations of `dir` (folders holding a `migration.sql`), in name order, which is the order they apply in. */
+function migrationNames(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "migration.sql")))
+    .map((e) => e.name)
+    .sort();
+}
+
 /**
  * Applies every migration not yet recorded, in name order.
  * @returns the names of the migrations applied by this call.
  * @throws when a migration fails (its transaction is rolled back) or an applied migration's file was edited.
  */
 export async function applyMigrations(db: Database, dir: string = MIGRATIONS_DIR): Promise<string[]> {
-  const names = fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, "migration.sql")))
-    .map((e) => e.name)
-    .sort();
+  const names = migrationNames(dir);
   const lockClient = db.pgPool ? await db.pgPool.connect() : undefined;
   await lockClient?.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
   try {
@@ -71,4 +76,22 @@ export async function applyMigrations(db: Database, dir: string = MIGRATIONS_DIR
       lockClient.release();
     }
   }
+}
+
+const namesOnDisk = new Map<string, string[]>();
+
+/**
+ * The migrations of `dir` that the database has not applied (readiness, issue 17): read-only, one statement. The
+ * folder is listed once per process (a running build's migrations do not change).
+ * @returns their names in order; empty when the schema is up to date.
+ * @throws the driver's error when the database is unreachable or has no `_prisma_migrations` table.
+ */
+export async function unappliedMigrations(db: Database, dir: string = MIGRATIONS_DIR): Promise<string[]> {
+  let names = namesOnDisk.get(dir);
+  if (!names) namesOnDisk.set(dir, (names = migrationNames(dir)));
+  const rows = await db.sql.query<{ migration_name: string }>(
+    `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`,
+  );
+  const applied = new Set(rows.map((r) => r.migration_name));
+  return names.filter((name) => !applied.has(name));
 }

@@ -28,9 +28,6 @@ CREATE INDEX "webhook_subscriptions_due_healthy_idx" ON "webhook_subscriptions"(
 CREATE INDEX "webhook_subscriptions_due_other_idx" ON "webhook_subscriptions"("next_due_at")
   WHERE NOT "healthy" AND "next_due_at" IS NOT NULL AND "disabled_at" IS NULL AND "paused_at" IS NULL;
 
--- The old claim's index over every pending delivery by due time is no longer read.
-DROP INDEX IF EXISTS "webhook_deliveries_state_next_attempt_at_idx";
-
 -- Queues with pending deliveries are due now; health starts from the last attempt's result.
 UPDATE "webhook_subscriptions" s SET "next_due_at" = now()
 WHERE EXISTS (SELECT 1 FROM "webhook_deliveries" d WHERE d."subscription_id" = s."id" AND d."state" = 'pending');
