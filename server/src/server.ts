@@ -101,6 +101,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     dispatcher.start();
     const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
     const webhookRetention = startWebhookRetention(db.prisma, webhookRetentionPolicy(config.webhookRetentionDays), {
+      onPurged: (kind, n) => ctx.metrics.delivery.purged(kind, n),
       onSummary: (purged, cutoff) => logger.info({ purged, cutoff: cutoff.toISOString() }, "webhook delivery log: old entries deleted"),
       onError: (err) => logger.warn({ err }, "deleting old webhook deliveries failed"),
     });

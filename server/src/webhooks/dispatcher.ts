@@ -269,6 +269,7 @@ export class WebhookDispatcher {
         leaseMs: this.options.leaseMs,
         batchSize: this.options.batchSize,
       });
+      this.ctx.metrics.delivery.claim(Date.now() - claimStarted);
     } catch (err) {
       this.logger.warn({ err }, "claiming webhook deliveries failed; retrying at the next poll");
       return;
@@ -349,6 +350,9 @@ export class WebhookDispatcher {
     const outcome = result.permanent ? "failed" : classifyResponse(result.status);
     const log = { deliveryId: d.id, eventId: d.eventId, subscriptionId: d.subscriptionId, event: d.eventType, attempt: attemptNo, status: result.status, durationMs: result.durationMs, outcome };
     const health = healthAfterAttempt(outcome, result.durationMs, { slowMs: this.options.slowMs });
+    this.ctx.metrics.delivery.attempt(outcome);
+    // The delivery row is written in the event's own statement: its created_at is the event's.
+    if (outcome === "succeeded") this.ctx.metrics.delivery.delivered(finishedAt.getTime() - d.createdAt.getTime());
     const record = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
       recordAttempt(this.ctx.prisma, {
         deliveryId: d.id,
