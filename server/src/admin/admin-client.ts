@@ -93,8 +93,8 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
     if (!res.ok) {
       const parsed = ProblemSchema.safeParse(json);
       if (parsed.success) {
-        const { code, detail, errors } = parsed.data;
-        throw new DomainError(code, detail, errors ? { errors } : {});
+        const { code, detail, errors, status } = parsed.data;
+        throw new DomainError(code, detail, errors ? { errors } : {}, status);
       }
       throw new Error(`The server answered ${method} ${path} with HTTP ${res.status}: ${text.slice(0, 200)}`);
     }

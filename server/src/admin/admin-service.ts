@@ -67,7 +67,8 @@ export function revokeKey(prisma: PrismaClient, keyId: string): Promise<KeySumma
 
 /**
  * Imports a pipeline file (`PipelineImportSchema`) for a company; see services/pipeline-import.ts.
- * @returns the pipeline with its stages and statuses. @throws 400 `validation_failed`; 404 `not_found` (company).
+ * @returns the pipeline with its stages and statuses. @throws 422 `validation_failed` naming each blueprint limit
+ * exceeded (shared blueprint-limits.ts); 400 `validation_failed`; 404 `not_found` (company).
  */
 export function importPipeline(prisma: PrismaClient, companyId: string, body: unknown): Promise<ImportedPipeline> {
   return pipelines.importPipeline(prisma, companyId, body);

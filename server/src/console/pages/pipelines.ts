@@ -10,9 +10,9 @@
 import { Router, type Request, type RequestHandler } from "express";
 import multer from "multer";
 import type { AppContext } from "../../context";
-import { domainError } from "../../services/errors";
+import { domainError, type DomainError } from "../../services/errors";
 import { importPipeline } from "../../services/pipeline-import";
-import { describeItem, describePipeline, listPipelineItems, listPipelineOverviews } from "../../services/pipeline-views";
+import { describeItem, describePipeline, listPipelineItems, listPipelineSummaries } from "../../services/pipeline-views";
 import { formErrors } from "../forms";
 import { notify } from "../flash";
 import { signedIn } from "../request";
@@ -51,9 +51,9 @@ const query = (value: unknown): string | undefined => (typeof value === "string"
 export function pipelinesRouter(ctx: AppContext): Router {
   const router = Router();
 
-  const renderList = async (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], errors: { field: string; message: string }[] = []) => {
-    const pipelines = await listPipelineOverviews(ctx, signedIn(req).company.id);
-    renderPage(req, res, "pipelines/list", { title: "Pipelines", pipelines, errors }, errors.length ? 400 : 200);
+  const renderList = async (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], errors: { field: string; message: string }[] = [], status = 200) => {
+    const pipelines = await listPipelineSummaries(ctx, signedIn(req).company.id);
+    renderPage(req, res, "pipelines/list", { title: "Pipelines", pipelines, errors }, status);
   };
 
   router.get("/pipelines", (req, res) => renderList(req, res));
@@ -78,7 +78,7 @@ export function pipelinesRouter(ctx: AppContext): Router {
     } catch (err) {
       // Every problem of the file (its fields, its JSON) is reported on the one file input.
       const errors = formErrors(err, {}, "file").map((e) => ({ field: "file", message: e.message }));
-      await renderList(req, res, errors);
+      await renderList(req, res, errors, (err as DomainError).status); // 400, or 422 for a file over the blueprint limits
     }
   });
 
