@@ -5,16 +5,14 @@
  * pipeline stored before the limits with a huge blueprint: the structure query returns its blueprint once, not on
  * every stage x status row, and the lists never load a blueprint.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { BLUEPRINT_LIMITS, ProblemSchema, blueprintJsonBytes, blueprintLimitErrors } from "@stageline/shared";
 import { registerSqlRunner, sqlOf, type SqlRunner } from "../src/db/sql";
 import { loadPipelineStructure } from "../src/db/pipelines";
-import { startServer, type RunningServer } from "../src/server";
 import { consoleOverHttp, createConsoleUser } from "./helpers/console-browser";
-import { startTestServer, testConfig, type TestServer } from "./helpers/test-server";
+import { useCliServer } from "./helpers/cli-server";
+import { startTestServer, type TestServer } from "./helpers/test-server";
 
 jest.setTimeout(120_000);
 
@@ -120,35 +118,18 @@ describe("a blueprint beyond the limits is refused with 422 naming the limit, an
 });
 
 describe("admin CLI", () => {
-  let dataDir: string;
-  let server: RunningServer;
-  beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "stageline-limits-"));
-    server = await startServer({ ...testConfig(), dataDir, databaseUrl: undefined });
-  });
-  afterAll(async () => {
-    await server?.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  const cli = useCliServer();
 
   it("pipelines import exits 1 naming the limits, and stores nothing", async () => {
-    const companyId = (await server.ctx.prisma.company.create({ data: { name: "Acme" } })).id;
-    const file = path.join(dataDir, "huge.json");
+    const companyId = (await cli.server.ctx.prisma.company.create({ data: { name: "Acme" } })).id;
+    const file = path.join(cli.dataDir, "huge.json");
     fs.writeFileSync(file, JSON.stringify(attackerBlueprint(), null, 2));
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NODE_ENV: "test" };
-    delete env.DATABASE_URL;
-    delete env.INIT_CWD;
-    const cli = path.resolve(__dirname, "../dist/admin/cli.js");
-    const res = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [cli, "pipelines", "import", "--company", companyId, "--file", file], { env }, (error, _stdout, stderr) => {
-        resolve({ code: error ? Number(error.code) : 0, stderr });
-      });
-    });
+    const res = await cli.run(["pipelines", "import", "--company", companyId, "--file", file]);
     expect(res.code).toBe(1);
     expect(res.stderr).toContain("over the blueprint limits");
     expect(res.stderr).toContain("  - stages: The blueprint has 5000 stages; the limit is 50 stages.");
     expect(res.stderr).toContain("  - custom_fields: The blueprint has 5000 custom fields; the limit is 100 custom fields.");
-    expect(await server.ctx.prisma.pipeline.count({ where: { companyId } })).toBe(0);
+    expect(await cli.server.ctx.prisma.pipeline.count({ where: { companyId } })).toBe(0);
   });
 });
 

@@ -41,7 +41,7 @@ describe("pipeline views (console)", () => {
       { key: "deal_value", label: "Deal value", type: "number", required: false },
     ]);
     expect(overview.duplicateDetection).toEqual({ fields: ["email"], match: "any" });
-    expect(await listPipelineSummaries(ctx, t.companyId)).toEqual([{ id: t.pipeline.id, name: "Sales", shortIdPrefix: "SALES", createdAt: expect.any(Date), stageCount: 4, customFieldCount: 2 }]);
+    expect(await listPipelineSummaries(ctx, t.companyId)).toEqual([{ id: t.pipeline.id, name: "Sales", shortIdPrefix: "SALES", createdAt: expect.any(Date), stageCount: 4, customFieldCount: 2, archivedAt: null }]);
   });
 
   it("lists a pipeline's items newest first in keyset pages", async () => {

@@ -35,10 +35,10 @@ export function findPipeline(db: Db, companyId: string, pipelineId: string): Pro
   return db.pipeline.findFirst({ where: { id: pipelineId, companyId }, select: PIPELINE_SELECT });
 }
 
-/** The company's newest pipeline (`created_at` desc, then id desc) with its blueprint, or null when it has none. */
+/** The company's newest pipeline not archived (`created_at` desc, then id desc) with its blueprint, or null. */
 export function findNewestPipeline(db: Db, companyId: string): Promise<PipelineRow | null> {
   return db.pipeline.findFirst({
-    where: { companyId },
+    where: { companyId, archivedAt: null },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: PIPELINE_SELECT,
   });
@@ -48,12 +48,12 @@ export function findNewestPipeline(db: Db, companyId: string): Promise<PipelineR
 export type PipelineListRow = Omit<PipelineRow, "blueprint">;
 
 /**
- * Every pipeline of the company, newest first (`created_at` desc, then id desc), without blueprints (a list never
- * parses them: issue 19, a large blueprint per row exhausted the heap).
+ * Every pipeline of the company that is not archived, newest first (`created_at` desc, then id desc), without
+ * blueprints (a list never parses them: issue 19, a large blueprint per row exhausted the heap).
  */
 export function listPipelines(db: Db, companyId: string): Promise<PipelineListRow[]> {
   return db.pipeline.findMany({
-    where: { companyId },
+    where: { companyId, archivedAt: null },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: { id: true, name: true, shortIdPrefix: true, createdAt: true },
   });
@@ -63,17 +63,27 @@ export function listPipelines(db: Db, companyId: string): Promise<PipelineListRo
 export interface PipelineSummaryRow extends PipelineListRow {
   stageCount: number;
   customFieldCount: number;
+  /** When it was archived, or null while it is not. */
+  archivedAt: Date | null;
 }
 
 /**
- * Every pipeline of the company, newest first, with its number of stages and of custom fields, counted by the
- * database (`jsonb_array_length` of the blueprint's `custom_fields`; 0 when it is not a list): the blueprint itself
- * is never sent to the application.
+ * Every pipeline of the company, archived ones included, newest first, with its number of stages and of custom
+ * fields, counted by the database (`jsonb_array_length` of the blueprint's `custom_fields`; 0 when it is not a
+ * list): the blueprint itself is never sent to the application.
  */
 export async function listPipelineSummaries(prisma: PrismaClient, companyId: string): Promise<PipelineSummaryRow[]> {
-  const rows = await query<{ id: string; name: string; short_id_prefix: string; created_at: Date; stage_count: number; custom_field_count: number }>(
+  const rows = await query<{
+    id: string;
+    name: string;
+    short_id_prefix: string;
+    created_at: Date;
+    archived_at: Date | null;
+    stage_count: number;
+    custom_field_count: number;
+  }>(
     prisma,
-    `SELECT p.id, p.name, p.short_id_prefix, p.created_at,
+    `SELECT p.id, p.name, p.short_id_prefix, p.created_at, p.archived_at,
        (SELECT count(*) FROM stages s WHERE s.pipeline_id = p.id)::int AS stage_count,
        CASE WHEN jsonb_typeof(p.blueprint -> 'custom_fields') = 'array'
          THEN jsonb_array_length(p.blueprint -> 'custom_fields') ELSE 0 END AS custom_field_count
@@ -87,6 +97,7 @@ export async function listPipelineSummaries(prisma: PrismaClient, companyId: str
     name: r.name,
     shortIdPrefix: r.short_id_prefix,
     createdAt: r.created_at,
+    archivedAt: r.archived_at,
     stageCount: r.stage_count,
     customFieldCount: r.custom_field_count,
   }));
@@ -122,6 +133,47 @@ export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | nul
     orderBy: [{ position: "asc" }, { id: "asc" }],
     select: NAMED_SELECT,
   });
+}
+
+/** A pipeline's archive state: its company (for the audit log) and when it was archived (null while it is not). */
+export interface PipelineArchiveRow {
+  id: string;
+  companyId: string;
+  name: string;
+  archivedAt: Date | null;
+}
+
+const ARCHIVE_SELECT = { id: true, companyId: true, name: true, archivedAt: true } as const;
+
+/**
+ * The archive state of pipeline `pipelineId`, read from the database (never from the structure cache: it changes),
+ * within company `companyId` when given (the admin CLI acts on any company's pipeline by id).
+ * @returns null when the pipeline is unknown (or another company's).
+ */
+export function findPipelineArchive(db: Db, companyId: string | undefined, pipelineId: string): Promise<PipelineArchiveRow | null> {
+  return db.pipeline.findFirst({ where: { id: pipelineId, ...(companyId !== undefined ? { companyId } : {}) }, select: ARCHIVE_SELECT });
+}
+
+/**
+ * Archives (`archivedAt` a time) or restores (`archivedAt` null) pipeline `pipelineId`, within company `companyId`
+ * when given. Only a pipeline in the other state changes (one conditional UPDATE), so archiving an archived pipeline
+ * keeps its first archive time and reports no change, even when two requests race.
+ * @returns the row after the call and whether this call changed it, or null when the pipeline is unknown (or
+ *   another company's).
+ */
+export async function setPipelineArchived(
+  db: Db,
+  companyId: string | undefined,
+  pipelineId: string,
+  archivedAt: Date | null,
+): Promise<{ row: PipelineArchiveRow; changed: boolean } | null> {
+  const where = { id: pipelineId, ...(companyId !== undefined ? { companyId } : {}) };
+  const { count } = await db.pipeline.updateMany({
+    where: { ...where, archivedAt: archivedAt ? null : { not: null } },
+    data: { archivedAt },
+  });
+  const row = await db.pipeline.findFirst({ where, select: ARCHIVE_SELECT });
+  return row ? { row, changed: count > 0 } : null;
 }
 
 /** A stage with the statuses it offers, in order (the first is the default status). */
@@ -214,6 +266,8 @@ export async function loadPipelineStructure(
  * Why caching is safe: a pipeline, its stages, statuses and blueprint never change once stored. Nothing in the
  * server updates or deletes them: the external API only reads pipelines (spec "Pipelines"), and the admin side only
  * imports new ones (db/pipeline-import.ts, one transaction); the short-id counter is a sequence, not a column.
+ * The one mutable column, `archived_at`, is not part of the cached structure: item creation checks it in its own
+ * insert statement (db/items.ts), so every process sees an archive at once.
  * Deleting a company cascades to its pipelines, but also to its API keys, so no request can
  * reach them afterwards. Every hit checks `company_id`, so one company never sees another's pipeline.
  */

@@ -37,6 +37,8 @@ export interface PipelineOverview {
   customFields: PipelineField[];
   /** The duplicate rule, or null when the pipeline has none. */
   duplicateDetection: DuplicateDetection | null;
+  /** When it was archived, or null while it is not (read from the database, not the structure cache). */
+  archivedAt: Date | null;
 }
 
 /** A pipeline as the console's list shows it: name, prefix, creation and the sizes of its structure. */
@@ -52,12 +54,14 @@ export function listPipelineSummaries(ctx: AppContext, companyId: string): Promi
 }
 
 /**
- * The company's pipeline `pipelineId` with its stages, statuses, custom fields and duplicate rule.
+ * The company's pipeline `pipelineId` (archived or not) with its stages, statuses, custom fields, duplicate rule
+ * and archive time.
  * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function describePipeline(ctx: AppContext, companyId: string, pipelineId: string): Promise<PipelineOverview> {
   const structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, pipelineId);
-  if (!structure) throw notFound("Pipeline", pipelineId);
+  const archive = structure && (await pipelines.findPipelineArchive(ctx.prisma, companyId, pipelineId));
+  if (!structure || !archive) throw notFound("Pipeline", pipelineId);
   return {
     id: structure.id,
     name: structure.name,
@@ -66,6 +70,7 @@ export async function describePipeline(ctx: AppContext, companyId: string, pipel
     stages: structure.stages,
     customFields: customFieldsOf(structure.blueprint),
     duplicateDetection: readBlueprint(structure.blueprint).duplicate_detection ?? null,
+    archivedAt: archive.archivedAt,
   };
 }
 
