@@ -86,7 +86,8 @@ function join(...parts: string[]): string {
  * was not JSON; `content` is then used as a short excerpt). Follows CONTRACT "Errors": 400 lists the failing fields,
  * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references;
  * and CONTRACT "Idempotency": 409 `idempotency_key_in_use` is retryable, 422 `idempotency_key_reused` says what
- * to change, and a replayed error (`context.replayed`) says it is the stored answer of an earlier attempt.
+ * to change; 422 `pipeline_archived` (CONTRACT "Pipelines, blueprints, transitions") says to pick another pipeline
+ * or restore it; and a replayed error (`context.replayed`) says it is the stored answer of an earlier attempt.
  */
 export function describeProblem(status: number, body: unknown, content = '', context: ProblemContext = {}): DescribedProblem {
   const described = describeStatus(status, body, content);
@@ -97,7 +98,7 @@ export function describeProblem(status: number, body: unknown, content = '', con
   return { ...described, message: join(described.message, note) };
 }
 
-/** The description by code (the idempotency codes) or status, without the replay note. */
+/** The description by code (the idempotency codes, `pipeline_archived`) or status, without the replay note. */
 function describeStatus(status: number, body: unknown, content: string): DescribedProblem {
   const problem = readProblem(body);
   const detail = sentence(problem.detail ?? (problem.title ? problem.title : ''));
@@ -125,6 +126,18 @@ function describeStatus(status: number, body: unknown, content: string): Describ
         `Stageline refused this request: its Idempotency-Key was already used for a different request within the last ${KEY_TTL_HOURS} hours.`,
         detail,
         'If you filled Idempotency Key (Advanced), map a value that is unique to each run (such as the trigger record\'s ID), or leave it empty.',
+      ),
+    };
+  }
+
+  if (problem.code === 'pipeline_archived') {
+    return {
+      status,
+      code,
+      message: join(
+        'The pipeline of this step is archived in Stageline, so no item can be created in it.',
+        detail,
+        'Choose another pipeline (archived pipelines are no longer offered in the dropdown), or ask an owner or admin to restore it in Stageline.',
       ),
     };
   }

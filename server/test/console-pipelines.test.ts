@@ -2,11 +2,11 @@
  * The console's read-only Pipelines pages in a real headless Chromium: pipelines with stages, statuses, custom
  * fields and duplicate rule; a pipeline's items in pages, searched by short ID or name; an item with its custom
  * fields and tasks; importing a blueprint file (admin), a broken file refused on its field; a member sees but cannot
- * import (403); another company's pipeline is 404; axe-core on every page.
+ * import (403); another company's pipeline is 404; archiving and restoring a pipeline; axe-core on every page.
  */
 import type { Browser, Page } from "playwright-core";
 import { createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, type ConsoleUser } from "./helpers/console-browser";
-import { startTestServer, type TestServer } from "./helpers/test-server";
+import { createSalesPipeline, startTestServer, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
 let browser: Browser;
@@ -118,4 +118,23 @@ it("lets a member read pipelines but not import (403), and answers 404 for anoth
     expect((await page.goto(path))!.status()).toBe(404);
   }
   await expectNoSeriousAxeViolations(page);
+});
+
+it("archives a pipeline after a confirmation page and restores it (issue 19), each page accessible", async () => {
+  const other = await createSalesPipeline(t.server, t.companyId, "Retired");
+  await page.goto(`/console/pipelines/${other.id}`);
+  await page.getByRole("link", { name: "Archive pipeline" }).click();
+  await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Archive pipeline "Retired"?');
+  await expectNoSeriousAxeViolations(page);
+  await page.getByRole("button", { name: "Archive pipeline" }).click();
+  await expect(page.getByText('Pipeline "Retired" archived.').isVisible()).resolves.toBe(true);
+  await expectNoSeriousAxeViolations(page);
+  expect((await t.request("GET", "/v1/ext/pipelines")).body.map((p: { name: string }) => p.name)).not.toContain("Retired");
+  await page.goto("/console/pipelines");
+  await expect(page.getByRole("row", { name: /Retired/ }).innerText()).resolves.toContain("Archived");
+  await page.goto(`/console/pipelines/${other.id}`);
+  await page.getByRole("link", { name: "Restore pipeline" }).click();
+  await page.getByRole("button", { name: "Restore pipeline" }).click();
+  await page.getByText('Pipeline "Retired" restored.').waitFor();
+  expect((await t.request("GET", "/v1/ext/pipelines")).body.map((p: { name: string }) => p.name)).toContain("Retired");
 });

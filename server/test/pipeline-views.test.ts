@@ -4,7 +4,7 @@
  * searchable by name or short ID through the API's data layer; an item with its custom fields and tasks.
  */
 import type { AppContext } from "../src/context";
-import { ITEM_PAGE_SIZE, describeItem, describePipeline, listPipelineItems, listPipelineOverviews } from "../src/services/pipeline-views";
+import { ITEM_PAGE_SIZE, describeItem, describePipeline, listPipelineItems, listPipelineSummaries } from "../src/services/pipeline-views";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 describe("pipeline views (console)", () => {
@@ -41,7 +41,7 @@ describe("pipeline views (console)", () => {
       { key: "deal_value", label: "Deal value", type: "number", required: false },
     ]);
     expect(overview.duplicateDetection).toEqual({ fields: ["email"], match: "any" });
-    expect((await listPipelineOverviews(ctx, t.companyId)).map((p) => p.id)).toEqual([t.pipeline.id]);
+    expect(await listPipelineSummaries(ctx, t.companyId)).toEqual([{ id: t.pipeline.id, name: "Sales", shortIdPrefix: "SALES", createdAt: expect.any(Date), stageCount: 4, customFieldCount: 2, archivedAt: null }]);
   });
 
   it("lists a pipeline's items newest first in keyset pages", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { dateTimeField, quoteSome, textField } from "./fields";
+import { BLUEPRINT_LIMITS } from "./blueprint-limits";
 import { LONG_TEXT_MAX, NAME_MAX, URL_MAX } from "./limits";
 
 /** CONTRACT "Pipelines, blueprints, transitions": the types a custom field can have. */
@@ -187,6 +188,7 @@ export const PipelineImportStageSchema = z
     statuses: z
       .array(textField("Status name"), { error: "statuses must be a list of status names." })
       .min(1, { error: "statuses must list at least one status, or be left out for Open, Won, Lost." })
+      .max(BLUEPRINT_LIMITS.statusesPerStage, { error: `A stage has at most ${BLUEPRINT_LIMITS.statusesPerStage} statuses.` })
       .default(() => [...DEFAULT_STATUSES]),
   })
   .superRefine((stage, ctx) => {
@@ -203,8 +205,10 @@ export const PipelineImportStageSchema = z
 export type PipelineImportStage = z.infer<typeof PipelineImportStageSchema>;
 
 /**
- * CONTRACT "Pipelines, blueprints, transitions": the file read by the admin `pipelines import` command.
- * Stages are in order; stage names are unique within the pipeline; the blueprint rules of BlueprintSchema apply.
+ * CONTRACT "Pipelines, blueprints, transitions": the file read by the admin `pipelines import` command and the
+ * console's import. Stages are in order; stage names are unique within the pipeline; the blueprint rules of
+ * BlueprintSchema apply; every list is bounded by BLUEPRINT_LIMITS (blueprint-limits.ts; the import checks those
+ * limits, and the 64 KB of JSON, with `enforceBlueprintLimits` before this schema, to answer them with 422).
  */
 export const PipelineImportSchema = z
   .strictObject({
@@ -217,8 +221,12 @@ export const PipelineImportSchema = z
       .optional(),
     stages: z
       .array(PipelineImportStageSchema, { error: "stages must be a list of stages." })
-      .min(1, { error: "stages must list at least one stage." }),
-    custom_fields: z.array(CustomFieldSchema, { error: "custom_fields must be a list of field definitions." }).optional(),
+      .min(1, { error: "stages must list at least one stage." })
+      .max(BLUEPRINT_LIMITS.stages, { error: `stages lists at most ${BLUEPRINT_LIMITS.stages} stages.` }),
+    custom_fields: z
+      .array(CustomFieldSchema, { error: "custom_fields must be a list of field definitions." })
+      .max(BLUEPRINT_LIMITS.customFields, { error: `custom_fields lists at most ${BLUEPRINT_LIMITS.customFields} fields.` })
+      .optional(),
     duplicate_detection: DuplicateDetectionSchema.optional(),
   })
   .superRefine((pipeline, ctx) => {
@@ -231,6 +239,15 @@ export const PipelineImportSchema = z
       });
     }
     checkBlueprint(pipeline, ctx);
+    pipeline.custom_fields?.forEach((field, index) => {
+      if ((field.options?.length ?? 0) > BLUEPRINT_LIMITS.optionsPerSelectField) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["custom_fields", index, "options"],
+          message: `A select field has at most ${BLUEPRINT_LIMITS.optionsPerSelectField} options.`,
+        });
+      }
+    });
   });
 /** A parsed pipeline import file. */
 export type PipelineImport = z.infer<typeof PipelineImportSchema>;

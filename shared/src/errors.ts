@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   "payload_too_large",
   "idempotency_key_reused",
   "idempotency_key_in_use",
+  "pipeline_archived",
   "request_timeout",
   "internal",
 ] as const;
@@ -45,6 +46,7 @@ export const PROBLEM_STATUS = {
   payload_too_large: 413,
   idempotency_key_reused: 422,
   idempotency_key_in_use: 409,
+  pipeline_archived: 422,
   request_timeout: 408,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
@@ -62,6 +64,7 @@ export const PROBLEM_TITLES = {
   payload_too_large: "Payload too large",
   idempotency_key_reused: "Idempotency key reused",
   idempotency_key_in_use: "Idempotency key in use",
+  pipeline_archived: "Pipeline archived",
   request_timeout: "Request timeout",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
@@ -118,14 +121,15 @@ function boundFieldErrors(errors: ProblemFieldError[]): ProblemFieldError[] {
 }
 
 /**
- * Builds a complete problem body for `code`, filling `type`, `title` and `status` from the tables above. `detail` and
+ * Builds a complete problem body for `code`, filling `type`, `title` and `status` from the tables above (`status`
+ * overrides the code's usual status, e.g. 422 for a `validation_failed` over a blueprint limit). `detail` and
  * `errors` are bounded (`MAX_PROBLEM_DETAIL_CHARS`, `MAX_PROBLEM_FIELD_ERRORS`) so every error body stays small.
  */
-export function createProblem(code: ErrorCode, detail: string, extras: ProblemExtras = {}): Problem {
+export function createProblem(code: ErrorCode, detail: string, extras: ProblemExtras = {}, status: number = PROBLEM_STATUS[code]): Problem {
   const problem: Problem = {
     type: problemTypeUri(code),
     title: PROBLEM_TITLES[code],
-    status: PROBLEM_STATUS[code],
+    status,
     detail: detail.length > MAX_PROBLEM_DETAIL_CHARS ? `${detail.slice(0, MAX_PROBLEM_DETAIL_CHARS - 1)}…` : detail,
     code,
   };
@@ -165,18 +169,21 @@ export function toFieldErrors(error: z.ZodError | readonly z.core.$ZodIssue[]): 
 /**
  * A domain error: a failure with a stable problem `code` (CONTRACT "Errors"), raised by parsing, services and the data
  * checks alike. It carries no HTTP: each edge renders it in its own format (the API as RFC 9457 problem details via
- * `createProblem`, the console as an HTML page). `status` is the code's HTTP status (`PROBLEM_STATUS`), which both edges use.
+ * `createProblem`, the console as an HTML page). `status` is the code's HTTP status (`PROBLEM_STATUS`), which both edges use,
+ * unless the error names another: a well-formed input over a limit is `validation_failed` with 422 (CONTRACT
+ * "Pipelines, blueprints, transitions": a blueprint beyond its limits is `422 validation_failed`).
  */
 export class DomainError extends Error {
-  /** HTTP status of `code` (`PROBLEM_STATUS[code]`). */
+  /** HTTP status: `status` when given, else the code's (`PROBLEM_STATUS[code]`). */
   readonly status: number;
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
     readonly extras: ProblemExtras = {},
+    status?: number,
   ) {
     super(detail);
     this.name = "DomainError";
-    this.status = PROBLEM_STATUS[code];
+    this.status = status ?? PROBLEM_STATUS[code];
   }
 }

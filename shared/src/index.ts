@@ -10,6 +10,7 @@ export * from "./limits";
 export * from "./http";
 export * from "./pagination";
 export * from "./blueprint";
+export * from "./blueprint-limits";
 export * from "./items";
 export * from "./tasks";
 export * from "./pipelines";

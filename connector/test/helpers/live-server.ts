@@ -25,6 +25,8 @@ export interface LiveServer {
   url: string;
   /** The demo company's all-scope API key. */
   apiKey: string;
+  /** The server's DATA_DIR: its `admin.json` has the admin API's URL and token (for tests that archive a pipeline). */
+  dataDir: string;
   /** Everything the process wrote so far (for failure messages). */
   output(): string;
   /** SIGTERM, wait for the exit (SIGKILL after 15 s), remove the data directory. */
@@ -135,7 +137,7 @@ export async function startLiveServer(extraEnv: Record<string, string> = {}): Pr
         reject(err);
       });
     });
-    return { url, apiKey, output: () => output, stop };
+    return { url, apiKey, dataDir, output: () => output, stop };
   } catch (err) {
     await stop();
     throw new Error(`${(err as Error).message}\n--- server output ---\n${output}`);

@@ -7,6 +7,8 @@
  * | setSubscription | PUT   /admin/companies/{id}/subscription      | `{ active }`                  | 200 subscription    |
  * | listKeys        | GET   /admin/companies/{id}/keys              |                               | 200 KeySummary[]    |
  * | importPipeline  | POST  /admin/companies/{id}/pipelines         | PipelineImportSchema          | 201 pipeline        |
+ * | archivePipeline | POST  /admin/pipelines/{id}/archive           |                               | 200 archive state   |
+ * | restorePipeline | POST  /admin/pipelines/{id}/restore           |                               | 200 archive state   |
  * | createKey       | POST  /admin/keys                             | KeyCreateSchema               | 201 KeyCreated      |
  * | renameKey       | PATCH /admin/keys/{id}                        | KeyRenameSchema               | 200 KeySummary      |
  * | revokeKey       | POST  /admin/keys/{id}/revoke                 |                               | 200 KeySummary      |
@@ -29,6 +31,7 @@ import {
 import type { CompanySubscription } from "../services/companies";
 import { ROLES, type UserSummary } from "../services/users";
 import type { ImportedPipeline } from "../services/pipeline-import";
+import type { PipelineArchiveState } from "../services/pipeline-archive";
 
 /** Request header carrying the admin token (compared in constant time with the server's token). */
 export const ADMIN_TOKEN_HEADER = "x-admin-token";
@@ -42,6 +45,8 @@ export const adminPaths = {
   subscription: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/subscription`,
   companyKeys: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/keys`,
   companyPipelines: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/pipelines`,
+  pipelineArchive: (pipelineId: string) => `/pipelines/${encodeURIComponent(pipelineId)}/archive`,
+  pipelineRestore: (pipelineId: string) => `/pipelines/${encodeURIComponent(pipelineId)}/restore`,
   keys: () => "/keys",
   key: (keyId: string) => `/keys/${encodeURIComponent(keyId)}`,
   keyRevoke: (keyId: string) => `/keys/${encodeURIComponent(keyId)}/revoke`,
@@ -84,6 +89,14 @@ export const ImportedPipelineSchema: z.ZodType<ImportedPipeline> = PipelineSchem
   stages: z.array(StageSchema.extend({ statuses: z.array(StatusSchema) })),
 });
 
+/** Answer of `pipelines archive` and `pipelines restore`: the pipeline and when it was archived (null: not archived). */
+export const PipelineArchiveStateSchema: z.ZodType<PipelineArchiveState> = z.object({
+  id: z.string(),
+  name: z.string(),
+  company_id: z.string(),
+  archived_at: z.string().nullable(),
+});
+
 /**
  * Every admin operation. Bodies are passed unparsed: the server side parses them with the shared schemas, so a CLI
  * talking HTTP and a CLI opening the database get the same validation. Failures reject with a DomainError.
@@ -96,6 +109,8 @@ export interface AdminApi {
   renameKey(keyId: string, body: unknown): Promise<KeySummary>;
   revokeKey(keyId: string): Promise<KeySummary>;
   importPipeline(companyId: string, body: unknown): Promise<ImportedPipeline>;
+  archivePipeline(pipelineId: string): Promise<PipelineArchiveState>;
+  restorePipeline(pipelineId: string): Promise<PipelineArchiveState>;
   createUser(body: unknown): Promise<UserCreated>;
   listUsers(companyId: string): Promise<UserSummary[]>;
   resetPassword(userId: string): Promise<UserCreated>;

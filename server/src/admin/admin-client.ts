@@ -18,6 +18,7 @@ import {
   ADMIN_TOKEN_HEADER,
   CompanySubscriptionSchema,
   ImportedPipelineSchema,
+  PipelineArchiveStateSchema,
   UserCreatedSchema,
   UserSummarySchema,
   adminPaths,
@@ -52,6 +53,8 @@ export function directAdmin(prisma: PrismaClient): AdminApi {
     renameKey: (keyId, body) => admin.renameKey(prisma, keyId, body),
     revokeKey: (keyId) => admin.revokeKey(prisma, keyId),
     importPipeline: (companyId, body) => admin.importPipeline(prisma, companyId, body),
+    archivePipeline: (pipelineId) => admin.archivePipeline(prisma, pipelineId),
+    restorePipeline: (pipelineId) => admin.restorePipeline(prisma, pipelineId),
     createUser: (body) => admin.createUser(prisma, body),
     listUsers: (companyId) => admin.listUsers(prisma, companyId),
     resetPassword: (userId) => admin.resetPassword(prisma, userId),
@@ -93,8 +96,8 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
     if (!res.ok) {
       const parsed = ProblemSchema.safeParse(json);
       if (parsed.success) {
-        const { code, detail, errors } = parsed.data;
-        throw new DomainError(code, detail, errors ? { errors } : {});
+        const { code, detail, errors, status } = parsed.data;
+        throw new DomainError(code, detail, errors ? { errors } : {}, status);
       }
       throw new Error(`The server answered ${method} ${path} with HTTP ${res.status}: ${text.slice(0, 200)}`);
     }
@@ -110,6 +113,8 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
     renameKey: (keyId, body) => call("PATCH", adminPaths.key(keyId), KeySummarySchema, body),
     revokeKey: (keyId) => call("POST", adminPaths.keyRevoke(keyId), KeySummarySchema),
     importPipeline: (companyId, body) => call("POST", adminPaths.companyPipelines(companyId), ImportedPipelineSchema, body),
+    archivePipeline: (pipelineId) => call("POST", adminPaths.pipelineArchive(pipelineId), PipelineArchiveStateSchema),
+    restorePipeline: (pipelineId) => call("POST", adminPaths.pipelineRestore(pipelineId), PipelineArchiveStateSchema),
     createUser: (body) => call("POST", adminPaths.users(), UserCreatedSchema, body),
     listUsers: (companyId) => call("GET", adminPaths.companyUsers(companyId), UserSummarySchema.array()),
     resetPassword: (userId) => call("POST", adminPaths.userResetPassword(userId), UserCreatedSchema),

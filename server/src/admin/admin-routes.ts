@@ -11,6 +11,7 @@ import type { AppContext } from "../context";
 import { domainError } from "../services/errors";
 import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
+import type { PipelineArchiveState } from "../services/pipeline-archive";
 import type { UserSummary } from "../services/users";
 import { ADMIN_TOKEN_HEADER, type UserCreated } from "./admin-api";
 import * as admin from "./admin-service";
@@ -62,6 +63,14 @@ export function adminRouter(ctx: AppContext): Router {
     const body: ImportedPipeline = await admin.importPipeline(ctx.prisma, req.params.companyId!, req.body);
     res.status(201).json(body);
   });
+
+  for (const action of ["archive", "restore"] as const) {
+    router.post(`/pipelines/:pipelineId/${action}`, async (req, res) => {
+      const change = action === "archive" ? admin.archivePipeline : admin.restorePipeline;
+      const body: PipelineArchiveState = await change(ctx.prisma, req.params.pipelineId!);
+      res.json(body);
+    });
+  }
 
   router.post("/keys", async (req, res) => {
     const body: KeyCreated = await admin.createKey(ctx.prisma, req.body);

@@ -15,6 +15,8 @@ import type { UserCreated } from "./admin-api";
 import * as companies from "../services/companies";
 import type { CompanySubscription } from "../services/companies";
 import * as pipelines from "../services/pipeline-import";
+import * as pipelineArchive from "../services/pipeline-archive";
+import type { PipelineArchiveState } from "../services/pipeline-archive";
 import type { ImportedPipeline } from "../services/pipeline-import";
 
 /**
@@ -67,10 +69,28 @@ export function revokeKey(prisma: PrismaClient, keyId: string): Promise<KeySumma
 
 /**
  * Imports a pipeline file (`PipelineImportSchema`) for a company; see services/pipeline-import.ts.
- * @returns the pipeline with its stages and statuses. @throws 400 `validation_failed`; 404 `not_found` (company).
+ * @returns the pipeline with its stages and statuses. @throws 422 `validation_failed` naming each blueprint limit
+ * exceeded (shared blueprint-limits.ts); 400 `validation_failed`; 404 `not_found` (company).
  */
 export function importPipeline(prisma: PrismaClient, companyId: string, body: unknown): Promise<ImportedPipeline> {
   return pipelines.importPipeline(prisma, companyId, body);
+}
+
+/**
+ * Archives a pipeline of any company by id (CONTRACT "Pipelines, blueprints, transitions"); see
+ * services/pipeline-archive.ts. Recorded in its company's audit log as done by `cli`.
+ * @returns its archive state. @throws 404 `not_found` (pipeline).
+ */
+export function archivePipeline(prisma: PrismaClient, pipelineId: string): Promise<PipelineArchiveState> {
+  return pipelineArchive.archivePipeline(prisma, pipelineId, { actor: CLI_ACTOR });
+}
+
+/**
+ * Restores an archived pipeline of any company by id; see services/pipeline-archive.ts.
+ * @returns its archive state. @throws 404 `not_found` (pipeline).
+ */
+export function restorePipeline(prisma: PrismaClient, pipelineId: string): Promise<PipelineArchiveState> {
+  return pipelineArchive.restorePipeline(prisma, pipelineId, { actor: CLI_ACTOR });
 }
 
 

@@ -280,6 +280,30 @@ const COMMANDS: Command[] = [
       io.stdout(values.json ? output.asJson(pipeline) : output.pipelineText(pipeline));
     },
   },
+  ...(["archive", "restore"] as const).map(
+    (action): Command => ({
+      group: "pipelines",
+      name: action,
+      args: "PIPELINE_ID [--json]",
+      summary: action === "archive" ? "Archive a pipeline (not listed, no new items)" : "Restore an archived pipeline",
+      help: [
+        action === "archive"
+          ? "Archives the pipeline: GET /v1/ext/pipelines and Zapier's dropdowns no longer list it, and creating an item in it\nis 422 pipeline_archived. Its stages, statuses, fields and items stay readable, and its items updatable."
+          : "Restores an archived pipeline: it is listed again and items can be created in it.",
+        "Recorded in the company's audit log.",
+        "",
+        "Options:",
+        JSON_HELP + " (the pipeline's id, name, company_id and archived_at)",
+      ].join("\n"),
+      options: { ...json },
+      positionals: ["PIPELINE_ID"],
+      run: async (api, values, [pipelineId], io) => {
+        const state = action === "archive" ? await api.archivePipeline(pipelineId!) : await api.restorePipeline(pipelineId!);
+        const text = state.archived_at ? `Pipeline ${state.name} (id ${state.id}) is archived since ${state.archived_at}.\n` : `Pipeline ${state.name} (id ${state.id}) is active.\n`;
+        io.stdout(values.json ? output.asJson(state) : text);
+      },
+    }),
+  ),
 ];
 
 const GROUPS = [...new Set(COMMANDS.map((c) => c.group))];

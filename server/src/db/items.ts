@@ -365,7 +365,7 @@ export interface ItemEventToInsert {
  *   `location`. Still one round trip. A response stored by a concurrent statement after this one's snapshot makes the
  *   key's primary key refuse the insert: the statement then runs again (after deleting an expired row of the key).
  * @returns the item's short id and how many deliveries were queued; `shortId` null (and nothing written) when the
- * pipeline is not the company's, with `companyGone` when the company itself no longer exists (deleted with its keys
+ * pipeline is not the company's or is archived, with `companyGone` when the company itself no longer exists (deleted with its keys
  * while the request ran), or with `idempotency` when the key is in use (`inUse`) or has a stored response
  * (`stored`).
  * @throws the database error when a constraint fails (nothing is written then).
@@ -437,12 +437,13 @@ export async function insertItemWithEvent(
  * (`could not open relation with OID`) or lock the rows in the opposite order to the cascade (`deadlock detected`).
  * With them, the delete waits for the creates that got there first, and a create that comes after the delete finds
  * no row: `short` is empty, nothing is written, and the caller answers as for an unknown pipeline. The order
- * (company, then pipeline) is the cascade's own order.
+ * (company, then pipeline) is the cascade's own order. An archived pipeline (`archived_at` set) is not taken either,
+ * so no item is created in it (CONTRACT "Pipelines, blueprints, transitions"); the caller tells the two apart.
  */
 function lockedPipelineCtes(condition: string): string {
   return `${lockedCompanyCte("$2", condition)}, pipeline_row AS MATERIALIZED (
            SELECT p.id, p.short_id_prefix FROM pipelines p
-           WHERE p.id = $3 AND p.company_id = $2 AND EXISTS (SELECT 1 FROM company_row) FOR KEY SHARE
+           WHERE p.id = $3 AND p.company_id = $2 AND p.archived_at IS NULL AND EXISTS (SELECT 1 FROM company_row) FOR KEY SHARE
          ), short AS (
            SELECT p.short_id_prefix || '-' || nextval(pipeline_short_id_sequence(p.id)::regclass) AS short_id
            FROM pipeline_row p

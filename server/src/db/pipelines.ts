@@ -6,7 +6,7 @@
  * sequence `pipeline_short_id_sequence(id)`, taken by db/items.ts `insertItemWithEvent`.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { queryIn } from "./sql";
+import { query, queryIn } from "./sql";
 
 /** The Prisma client or an interactive-transaction client. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -35,13 +35,72 @@ export function findPipeline(db: Db, companyId: string, pipelineId: string): Pro
   return db.pipeline.findFirst({ where: { id: pipelineId, companyId }, select: PIPELINE_SELECT });
 }
 
-/** Every pipeline of the company, newest first (`created_at` desc, then id desc). */
-export function listPipelines(db: Db, companyId: string): Promise<PipelineRow[]> {
-  return db.pipeline.findMany({
-    where: { companyId },
+/** The company's newest pipeline not archived (`created_at` desc, then id desc) with its blueprint, or null. */
+export function findNewestPipeline(db: Db, companyId: string): Promise<PipelineRow | null> {
+  return db.pipeline.findFirst({
+    where: { companyId, archivedAt: null },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: PIPELINE_SELECT,
   });
+}
+
+/** A pipeline without its blueprint: what lists need. */
+export type PipelineListRow = Omit<PipelineRow, "blueprint">;
+
+/**
+ * Every pipeline of the company that is not archived, newest first (`created_at` desc, then id desc), without
+ * blueprints (a list never parses them: issue 19, a large blueprint per row exhausted the heap).
+ */
+export function listPipelines(db: Db, companyId: string): Promise<PipelineListRow[]> {
+  return db.pipeline.findMany({
+    where: { companyId, archivedAt: null },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { id: true, name: true, shortIdPrefix: true, createdAt: true },
+  });
+}
+
+/** A pipeline as the console's list shows it: its row and the sizes of its structure, never the blueprint itself. */
+export interface PipelineSummaryRow extends PipelineListRow {
+  stageCount: number;
+  customFieldCount: number;
+  /** When it was archived, or null while it is not. */
+  archivedAt: Date | null;
+}
+
+/**
+ * Every pipeline of the company, archived ones included, newest first, with its number of stages and of custom
+ * fields, counted by the database (`jsonb_array_length` of the blueprint's `custom_fields`; 0 when it is not a
+ * list): the blueprint itself is never sent to the application.
+ */
+export async function listPipelineSummaries(prisma: PrismaClient, companyId: string): Promise<PipelineSummaryRow[]> {
+  const rows = await query<{
+    id: string;
+    name: string;
+    short_id_prefix: string;
+    created_at: Date;
+    archived_at: Date | null;
+    stage_count: number;
+    custom_field_count: number;
+  }>(
+    prisma,
+    `SELECT p.id, p.name, p.short_id_prefix, p.created_at, p.archived_at,
+       (SELECT count(*) FROM stages s WHERE s.pipeline_id = p.id)::int AS stage_count,
+       CASE WHEN jsonb_typeof(p.blueprint -> 'custom_fields') = 'array'
+         THEN jsonb_array_length(p.blueprint -> 'custom_fields') ELSE 0 END AS custom_field_count
+     FROM pipelines p
+     WHERE p.company_id = $1
+     ORDER BY p.created_at DESC, p.id DESC`,
+    [companyId],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    shortIdPrefix: r.short_id_prefix,
+    createdAt: r.created_at,
+    archivedAt: r.archived_at,
+    stageCount: r.stage_count,
+    customFieldCount: r.custom_field_count,
+  }));
 }
 
 /** The stages of a pipeline in order (`position`, then id). */
@@ -76,6 +135,47 @@ export function findFirstStatus(db: Db, stageId: string): Promise<NamedRow | nul
   });
 }
 
+/** A pipeline's archive state: its company (for the audit log) and when it was archived (null while it is not). */
+export interface PipelineArchiveRow {
+  id: string;
+  companyId: string;
+  name: string;
+  archivedAt: Date | null;
+}
+
+const ARCHIVE_SELECT = { id: true, companyId: true, name: true, archivedAt: true } as const;
+
+/**
+ * The archive state of pipeline `pipelineId`, read from the database (never from the structure cache: it changes),
+ * within company `companyId` when given (the admin CLI acts on any company's pipeline by id).
+ * @returns null when the pipeline is unknown (or another company's).
+ */
+export function findPipelineArchive(db: Db, companyId: string | undefined, pipelineId: string): Promise<PipelineArchiveRow | null> {
+  return db.pipeline.findFirst({ where: { id: pipelineId, ...(companyId !== undefined ? { companyId } : {}) }, select: ARCHIVE_SELECT });
+}
+
+/**
+ * Archives (`archivedAt` a time) or restores (`archivedAt` null) pipeline `pipelineId`, within company `companyId`
+ * when given. Only a pipeline in the other state changes (one conditional UPDATE), so archiving an archived pipeline
+ * keeps its first archive time and reports no change, even when two requests race.
+ * @returns the row after the call and whether this call changed it, or null when the pipeline is unknown (or
+ *   another company's).
+ */
+export async function setPipelineArchived(
+  db: Db,
+  companyId: string | undefined,
+  pipelineId: string,
+  archivedAt: Date | null,
+): Promise<{ row: PipelineArchiveRow; changed: boolean } | null> {
+  const where = { id: pipelineId, ...(companyId !== undefined ? { companyId } : {}) };
+  const { count } = await db.pipeline.updateMany({
+    where: { ...where, archivedAt: archivedAt ? null : { not: null } },
+    data: { archivedAt },
+  });
+  const row = await db.pipeline.findFirst({ where, select: ARCHIVE_SELECT });
+  return row ? { row, changed: count > 0 } : null;
+}
+
 /** A stage with the statuses it offers, in order (the first is the default status). */
 export interface StageStructure extends NamedRow {
   statuses: NamedRow[];
@@ -94,10 +194,8 @@ interface StructureRow {
   short_id_prefix: string;
   blueprint: unknown;
   created_at: Date;
-  stage_id: string | null;
-  stage_name: string | null;
-  status_id: string | null;
-  status_name: string | null;
+  /** The stages in order, each with its statuses in order, aggregated by the database. */
+  stages: StageStructure[];
 }
 
 const namesByStructure = new WeakMap<PipelineStructure, Map<string, string>>();
@@ -122,6 +220,9 @@ export function structureNames(structure: PipelineStructure): Map<string, string
 /**
  * Reads the company's pipeline `pipelineId` with its stages (`position`, then id) and each stage's statuses
  * (`position`, then id) in one statement, bypassing the cache; through `tx` when called inside a transaction.
+ * The statement returns ONE row: the pipeline's columns, its blueprint once, and the stages with their statuses
+ * aggregated into a JSON list by the database. (Issue 19: a join of stages x statuses repeated the blueprint on every
+ * row, 15,000 copies of a 300 KB blueprint.)
  * @returns null when the pipeline is unknown or another company's.
  */
 export async function loadPipelineStructure(
@@ -134,34 +235,27 @@ export async function loadPipelineStructure(
     prisma,
     tx,
     `SELECT p.id, p.company_id, p.name, p.short_id_prefix, p.blueprint, p.created_at,
-       s.id AS stage_id, s.name AS stage_name, st.id AS status_id, st.name AS status_name
+       COALESCE((
+         SELECT jsonb_agg(jsonb_build_object('id', s.id, 'name', s.name, 'statuses', COALESCE((
+             SELECT jsonb_agg(jsonb_build_object('id', st.id, 'name', st.name) ORDER BY st.position, st.id)
+             FROM statuses st WHERE st.stage_id = s.id
+           ), '[]'::jsonb)) ORDER BY s.position, s.id)
+         FROM stages s WHERE s.pipeline_id = p.id
+       ), '[]'::jsonb) AS stages
      FROM pipelines p
-     LEFT JOIN stages s ON s.pipeline_id = p.id
-     LEFT JOIN statuses st ON st.stage_id = s.id
-     WHERE p.id = $1 AND p.company_id = $2
-     ORDER BY s.position, s.id, st.position, st.id`,
+     WHERE p.id = $1 AND p.company_id = $2`,
     [pipelineId, companyId],
   );
-  const first = rows[0];
-  if (!first) return null;
-  const stages: StageStructure[] = [];
-  for (const row of rows) {
-    if (row.stage_id === null) continue;
-    let stage = stages[stages.length - 1];
-    if (!stage || stage.id !== row.stage_id) {
-      stage = { id: row.stage_id, name: row.stage_name!, statuses: [] };
-      stages.push(stage);
-    }
-    if (row.status_id !== null) stage.statuses.push({ id: row.status_id, name: row.status_name! });
-  }
+  const row = rows[0];
+  if (!row) return null;
   return {
-    id: first.id,
-    companyId: first.company_id,
-    name: first.name,
-    shortIdPrefix: first.short_id_prefix,
-    blueprint: first.blueprint ?? {},
-    createdAt: first.created_at,
-    stages,
+    id: row.id,
+    companyId: row.company_id,
+    name: row.name,
+    shortIdPrefix: row.short_id_prefix,
+    blueprint: row.blueprint ?? {},
+    createdAt: row.created_at,
+    stages: row.stages,
   };
 }
 
@@ -172,6 +266,8 @@ export async function loadPipelineStructure(
  * Why caching is safe: a pipeline, its stages, statuses and blueprint never change once stored. Nothing in the
  * server updates or deletes them: the external API only reads pipelines (spec "Pipelines"), and the admin side only
  * imports new ones (db/pipeline-import.ts, one transaction); the short-id counter is a sequence, not a column.
+ * The one mutable column, `archived_at`, is not part of the cached structure: item creation checks it in its own
+ * insert statement (db/items.ts), so every process sees an archive at once.
  * Deleting a company cascades to its pipelines, but also to its API keys, so no request can
  * reach them afterwards. Every hit checks `company_id`, so one company never sees another's pipeline.
  */

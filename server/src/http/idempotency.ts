@@ -73,7 +73,7 @@ export function idempotentCreate(
       if (err instanceof StoredResponseFound) return replay(res, claim, err.stored);
       if (err instanceof DomainError && err.code === "idempotency_key_in_use") return inUse(res);
       if (err instanceof DomainError && isStorable(err)) {
-        const body = JSON.stringify(createProblem(err.code, err.detail, err.extras));
+        const body = JSON.stringify(createProblem(err.code, err.detail, err.extras, err.status));
         const stored = await storeFailureOrRead(ctx.prisma, claim, { status: err.status, body, location: null });
         if (stored) return replay(res, claim, stored);
       }

@@ -10,7 +10,7 @@ import { DomainError, domainError } from "../services/errors";
 
 /** Writes `err` as a problem response with the status of its code. */
 export function sendProblem(res: Response, err: DomainError): void {
-  res.status(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(createProblem(err.code, err.detail, err.extras)));
+  res.status(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(createProblem(err.code, err.detail, err.extras, err.status)));
 }
 
 /**

@@ -66,6 +66,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   request_timeout: "The request body did not arrive within 30 s.",
   idempotency_key_reused: "This Idempotency-Key was used with a different request body. Use a new key for a new request.",
   idempotency_key_in_use: "A request with this Idempotency-Key is still being processed. Retry after 1 second.",
+  pipeline_archived: "Pipeline Sales is archived: no item can be created in it. Restore it in the console first.",
   internal: "Something went wrong on our side. Please try again.",
 };
 
@@ -96,6 +97,7 @@ const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
   idempotency_key_in_use: "`idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.",
   idempotency_key_reused: "`idempotency_key_reused`: this `Idempotency-Key` was used with a different body.",
   invalid_reference: "`invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve.",
+  pipeline_archived: "`pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it.",
 };
 
 // --- headers (components.headers) -----------------------------------------------------------------------------

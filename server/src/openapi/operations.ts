@@ -115,10 +115,10 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "post", path: `${BASE}/items`, operationId: "createItem", summary: "Create an item", tag: "Items", access: ["items:write"],
-    description: "Creates an item in a stage (and status) of a pipeline and emits `item.created`. Without `status_id` the item gets the stage's first status.",
+    description: "Creates an item in a stage (and status) of a pipeline and emits `item.created`. Without `status_id` the item gets the stage's first status. An archived pipeline takes no new items (422 `pipeline_archived`).",
     body: one(ItemCreateSchema, ex.itemCreateExample),
     success: { status: 201, description: "The created item.", body: one(ItemSchema, ex.itemExample), location: true },
-    errors: ["invalid_reference"],
+    errors: ["invalid_reference", "pipeline_archived"],
     idempotent: true,
   },
   {
@@ -172,7 +172,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "get", path: `${BASE}/pipelines`, operationId: "listPipelines", summary: "List pipelines", tag: "Pipelines", access: "any",
-    success: { status: 200, description: "All pipelines of the company.", body: list(PipelineSchema, ex.pipelineExample) },
+    success: { status: 200, description: "All pipelines of the company that are not archived (an archived pipeline's stages, statuses and fields stay readable by id).", body: list(PipelineSchema, ex.pipelineExample) },
   },
   {
     method: "get", path: `${BASE}/pipelines/{pipeline_id}/stages`, operationId: "listStages", summary: "List a pipeline's stages", tag: "Pipelines", access: "any",

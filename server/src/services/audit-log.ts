@@ -40,6 +40,8 @@ export const AUDIT_ACTIONS = {
   "webhook_endpoint.changed": "Webhook endpoint changed",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
   "webhook_endpoint.secret_rotated": "Webhook signing secret rotated",
+  "pipeline.archived": "Pipeline archived",
+  "pipeline.restored": "Pipeline restored",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */

@@ -82,6 +82,7 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
  * @returns the new item in the Item format.
  * @throws DomainError 422 `invalid_reference` listing every failing field: pipeline not the company's, stage not in
  * that pipeline, status not offered by the stage, unknown custom field, wrong value type, missing required field;
+ * 422 `pipeline_archived` when the pipeline is archived (checked by the insert statement itself);
  * with a claim, StoredResponseFound when the key has a stored response, 409 `idempotency_key_in_use` while another
  * request holds it (nothing is written then).
  */
@@ -136,13 +137,24 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
   if (stored) throw new StoredResponseFound(stored);
   if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
   if (shortId === null) {
-    // The pipeline went away after the cached structure was read: forget the copy and answer as for an unknown one.
+    // The pipeline is archived (the statement takes no archived pipeline), or it went away after the cached
+    // structure was read: then forget the copy and answer as for an unknown one.
+    if ((await pipelines.findPipelineArchive(ctx.prisma, companyId, pipeline.id))?.archivedAt) throw pipelineArchived(pipeline.name);
     await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
     throw unknownPipeline(input.pipeline_id);
   }
   created.short_id = shortId;
   ctx.eventsCommitted();
   return created;
+}
+
+/** CONTRACT "Pipelines, blueprints, transitions": 422 `pipeline_archived` for a create in an archived pipeline. */
+function pipelineArchived(name: string) {
+  return domainError(
+    "pipeline_archived",
+    `Pipeline "${name}" is archived: no item can be created in it. Its items stay readable and updatable; an owner or admin can restore it in the console.`,
+    { errors: [{ path: "pipeline_id", message: `pipeline_id names the archived pipeline "${name}".` }] },
+  );
 }
 
 /** 422 `invalid_reference` for a `pipeline_id` that is not one of the company's pipelines. */

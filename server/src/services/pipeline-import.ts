@@ -3,7 +3,7 @@
  * into a pipeline with ordered stages, each stage's statuses and the blueprint (custom fields, duplicate detection).
  * Used by the admin `pipelines import` command and by the demo seed.
  */
-import { PipelineImportSchema, parseInput, type Blueprint, type Pipeline, type PipelineImport, type Stage, type Status } from "@stageline/shared";
+import { PipelineImportSchema, enforceBlueprintLimits, parseInput, type Blueprint, type Pipeline, type PipelineImport, type Stage, type Status } from "@stageline/shared";
 import { inTransaction, type Queryable } from "../db/companies";
 import { insertPipelineTree } from "../db/pipeline-import";
 import { requireCompany } from "./companies";
@@ -31,15 +31,18 @@ export function defaultShortIdPrefix(name: string): string {
 }
 
 /**
- * Imports a pipeline for a company. `input` is parsed with `PipelineImportSchema` (stages in order, statuses
+ * Imports a pipeline for a company. `input` is first held to the blueprint limits (shared blueprint-limits.ts
+ * `enforceBlueprintLimits`: 50 stages, 20 statuses per stage, 100 custom fields, 100 options per select field,
+ * 64 KB of JSON), then parsed with `PipelineImportSchema` (stages in order, statuses
  * defaulting to Open, Won, Lost, custom fields and duplicate detection checked against each other). Everything is
  * written in one transaction: the pipeline, its stages and statuses exist completely or not at all. When `db` is a
  * transaction client the import joins that transaction.
  * @returns the pipeline with its stages and statuses in order.
- * @throws DomainError 400 `validation_failed` listing every failing field of the file; 404 `not_found` when the
- *   company does not exist.
+ * @throws DomainError 422 `validation_failed` naming each blueprint limit exceeded (nothing else is checked then);
+ *   400 `validation_failed` listing every failing field of the file; 404 `not_found` when the company does not exist.
  */
 export async function importPipeline(db: Queryable, companyId: string, input: unknown): Promise<ImportedPipeline> {
+  enforceBlueprintLimits(input, "pipeline file");
   const file: PipelineImport = parseInput(PipelineImportSchema, input, "pipeline file");
   const blueprint: Blueprint = { custom_fields: file.custom_fields ?? [] };
   if (file.duplicate_detection) blueprint.duplicate_detection = file.duplicate_detection;

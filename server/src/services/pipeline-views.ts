@@ -37,24 +37,31 @@ export interface PipelineOverview {
   customFields: PipelineField[];
   /** The duplicate rule, or null when the pipeline has none. */
   duplicateDetection: DuplicateDetection | null;
+  /** When it was archived, or null while it is not (read from the database, not the structure cache). */
+  archivedAt: Date | null;
 }
 
+/** A pipeline as the console's list shows it: name, prefix, creation and the sizes of its structure. */
+export type PipelineSummary = pipelines.PipelineSummaryRow;
+
 /**
- * The company's pipelines, newest first, each with its stages, statuses, custom fields and duplicate rule.
- * A company has a handful of pipelines (they are imported by hand), so this is not paginated.
+ * The company's pipelines, newest first, each with its number of stages and custom fields (counted by the database:
+ * no blueprint, stage or status is loaded, issue 19). A pipeline's stages, statuses and fields are shown on its own
+ * page ({@link describePipeline}).
  */
-export async function listPipelineOverviews(ctx: AppContext, companyId: string): Promise<PipelineOverview[]> {
-  const rows = await pipelines.listPipelines(ctx.prisma, companyId);
-  return Promise.all(rows.map((p) => describePipeline(ctx, companyId, p.id)));
+export function listPipelineSummaries(ctx: AppContext, companyId: string): Promise<PipelineSummary[]> {
+  return pipelines.listPipelineSummaries(ctx.prisma, companyId);
 }
 
 /**
- * The company's pipeline `pipelineId` with its stages, statuses, custom fields and duplicate rule.
+ * The company's pipeline `pipelineId` (archived or not) with its stages, statuses, custom fields, duplicate rule
+ * and archive time.
  * @throws DomainError 404 `not_found` when unknown or another company's.
  */
 export async function describePipeline(ctx: AppContext, companyId: string, pipelineId: string): Promise<PipelineOverview> {
   const structure = await pipelines.findPipelineStructure(ctx.prisma, companyId, pipelineId);
-  if (!structure) throw notFound("Pipeline", pipelineId);
+  const archive = structure && (await pipelines.findPipelineArchive(ctx.prisma, companyId, pipelineId));
+  if (!structure || !archive) throw notFound("Pipeline", pipelineId);
   return {
     id: structure.id,
     name: structure.name,
@@ -63,6 +70,7 @@ export async function describePipeline(ctx: AppContext, companyId: string, pipel
     stages: structure.stages,
     customFields: customFieldsOf(structure.blueprint),
     duplicateDetection: readBlueprint(structure.blueprint).duplicate_detection ?? null,
+    archivedAt: archive.archivedAt,
   };
 }
 

@@ -52,7 +52,7 @@ export function sampleCustomFieldValue(field: CustomField): unknown {
  */
 export async function sampleItem(ctx: AppContext, companyId: string): Promise<Item> {
   const now = new Date();
-  const [pipeline] = await pipelines.listPipelines(ctx.prisma, companyId);
+  const pipeline = await pipelines.findNewestPipeline(ctx.prisma, companyId);
   const record: ItemRecord = {
     id: SAMPLE_IDS.item,
     shortId: "SAMPLE-1",

@@ -203,3 +203,44 @@ export function useConsoleTestServer(role: Role, start: () => Promise<TestServer
   });
   return env;
 }
+
+/** A console session driven over plain HTTP (no browser): pages fetched and forms posted with the CSRF token. */
+export interface ConsoleHttp {
+  /** GET a console path with the session cookie; the page's `_csrf` token is kept for the next POST. */
+  get(path: string): Promise<{ status: number; text: string }>;
+  /**
+   * POSTs a form (`URLSearchParams`, or `FormData` for multipart) to a console path with the session cookie, the
+   * CSRF cookie and token of the last page fetched (from `tokenFrom` first) and a same-origin `Origin`.
+   */
+  post(path: string, form: URLSearchParams | FormData, tokenFrom?: string): Promise<{ status: number; text: string; location: string | null }>;
+}
+
+/** Signs `user` in over HTTP and returns a {@link ConsoleHttp} for that session. */
+export async function consoleOverHttp(baseUrl: string, user: { email: string; password: string }): Promise<ConsoleHttp> {
+  const session = await signInOverHttp(baseUrl, user.email, user.password);
+  if (!session.cookie) throw new Error(`sign-in as ${user.email} failed (${session.status})`);
+  let csrfCookie = "";
+  let token = "";
+  const get = async (path: string) => {
+    const res = await fetch(baseUrl + path, { headers: { cookie: [session.cookie, csrfCookie].filter(Boolean).join("; ") }, redirect: "manual" });
+    const set = res.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) => c.startsWith("stageline.csrf="));
+    if (set) csrfCookie = set;
+    const text = await res.text();
+    token = /name="_csrf" value="([^"]+)"/.exec(text)?.[1] ?? token;
+    return { status: res.status, text };
+  };
+  return {
+    get,
+    post: async (path, form, tokenFrom) => {
+      if (tokenFrom) await get(tokenFrom);
+      form.set("_csrf", token);
+      const res = await fetch(baseUrl + path, {
+        method: "POST",
+        headers: { cookie: [session.cookie, csrfCookie].filter(Boolean).join("; "), origin: baseUrl },
+        body: form,
+        redirect: "manual",
+      });
+      return { status: res.status, text: await res.text(), location: res.headers.get("location") };
+    },
+  };
+}

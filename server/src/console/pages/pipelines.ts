@@ -2,7 +2,8 @@
  * Pipelines and items, read-only (issue 10, "Pipelines, items, audit"): the company's pipelines with stages,
  * statuses, custom fields and duplicate rules; a pipeline's items in keyset pages, searchable by name or short ID;
  * one item with its custom fields and tasks. Owners and admins import a pipeline from a blueprint JSON file with
- * the same service as the admin CLI's `pipelines import` (services/pipeline-import.ts).
+ * the same service as the admin CLI's `pipelines import` (services/pipeline-import.ts), and archive or restore a
+ * pipeline after a confirmation page (services/pipeline-archive.ts, as the CLI's `pipelines archive|restore`).
  *
  * The import form posts `multipart/form-data`: `blueprintUpload` parses it (multer, in memory, one file of at most
  * 1 MiB) before the console's CSRF check, which then finds the form's `_csrf` field as for any other form.
@@ -10,12 +11,13 @@
 import { Router, type Request, type RequestHandler } from "express";
 import multer from "multer";
 import type { AppContext } from "../../context";
-import { domainError } from "../../services/errors";
+import { domainError, type DomainError } from "../../services/errors";
+import { archivePipeline, restorePipeline, type PipelineArchiver } from "../../services/pipeline-archive";
 import { importPipeline } from "../../services/pipeline-import";
-import { describeItem, describePipeline, listPipelineItems, listPipelineOverviews } from "../../services/pipeline-views";
+import { describeItem, describePipeline, listPipelineItems, listPipelineSummaries } from "../../services/pipeline-views";
 import { formErrors } from "../forms";
 import { notify } from "../flash";
-import { signedIn } from "../request";
+import { clientIp, signedIn } from "../request";
 import { requireRole } from "../session";
 import { renderPage } from "../views";
 
@@ -45,15 +47,21 @@ export const blueprintUpload: RequestHandler = (req, res, next) => {
 };
 
 const param = (req: Request, name: string): string => String(req.params[name]);
+
+/** The signed-in user as the archiver of a pipeline (scoped to their company, with their IP for the audit log). */
+function archiver(req: Request): PipelineArchiver {
+  const user = signedIn(req);
+  return { actor: { type: "user", id: user.id, email: user.email }, companyId: user.company.id, ip: clientIp(req) };
+}
 const query = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** The Pipelines section. */
 export function pipelinesRouter(ctx: AppContext): Router {
   const router = Router();
 
-  const renderList = async (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], errors: { field: string; message: string }[] = []) => {
-    const pipelines = await listPipelineOverviews(ctx, signedIn(req).company.id);
-    renderPage(req, res, "pipelines/list", { title: "Pipelines", pipelines, errors }, errors.length ? 400 : 200);
+  const renderList = async (req: Parameters<RequestHandler>[0], res: Parameters<RequestHandler>[1], errors: { field: string; message: string }[] = [], status = 200) => {
+    const pipelines = await listPipelineSummaries(ctx, signedIn(req).company.id);
+    renderPage(req, res, "pipelines/list", { title: "Pipelines", pipelines, errors }, status);
   };
 
   router.get("/pipelines", (req, res) => renderList(req, res));
@@ -78,7 +86,7 @@ export function pipelinesRouter(ctx: AppContext): Router {
     } catch (err) {
       // Every problem of the file (its fields, its JSON) is reported on the one file input.
       const errors = formErrors(err, {}, "file").map((e) => ({ field: "file", message: e.message }));
-      await renderList(req, res, errors);
+      await renderList(req, res, errors, (err as DomainError).status); // 400, or 422 for a file over the blueprint limits
     }
   });
 
@@ -86,6 +94,25 @@ export function pipelinesRouter(ctx: AppContext): Router {
     const pipeline = await describePipeline(ctx, signedIn(req).company.id, param(req, "id"));
     renderPage(req, res, "pipelines/pipeline", { title: `Pipeline ${pipeline.name}`, pipeline });
   });
+
+  // Archive and restore (owners and admins): a confirmation page, then a CSRF-protected POST (services/pipeline-archive.ts).
+  for (const action of ["archive", "restore"] as const) {
+    router.get(`/pipelines/:id/${action}`, requireRole("admin"), async (req, res) => {
+      const pipeline = await describePipeline(ctx, signedIn(req).company.id, param(req, "id"));
+      const title = `${action === "archive" ? "Archive" : "Restore"} pipeline "${pipeline.name}"?`;
+      renderPage(req, res, "pipelines/archive", { title, action, pipeline });
+    });
+    router.post(`/pipelines/:id/${action}`, requireRole("admin"), async (req, res) => {
+      const change = action === "archive" ? archivePipeline : restorePipeline;
+      const state = await change(ctx.prisma, param(req, "id"), archiver(req));
+      const message =
+        action === "archive"
+          ? `Pipeline "${state.name}" archived. It is no longer listed by the API or Zapier, and no item can be created in it; its items stay readable and updatable.`
+          : `Pipeline "${state.name}" restored. It is listed again and items can be created in it.`;
+      await notify(ctx.prisma, req, { kind: "success", message });
+      res.redirect(303, `/console/pipelines/${encodeURIComponent(state.id)}`);
+    });
+  }
 
   router.get("/pipelines/:id/items", async (req, res) => {
     const companyId = signedIn(req).company.id;
