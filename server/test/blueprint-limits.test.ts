@@ -174,6 +174,7 @@ describe("a pipeline stored before the limits, with a huge blueprint", () => {
         rows.push(...(result as Record<string, unknown>[]));
         return result;
       },
+      transaction: (fn) => original.transaction(fn),
     });
   });
   afterAll(() => registerSqlRunner(t.server.ctx.prisma, original));

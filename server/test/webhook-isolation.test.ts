@@ -119,6 +119,35 @@ describe("a healthy endpoint beside endpoints that never answer", () => {
   });
 });
 
+describe("the probation lane's fair share between companies", () => {
+  it("a new endpoint of another company is served while one company's dead crowd contends for the lane", async () => {
+    process.env.WEBHOOK_PROBATION_CONCURRENCY = "4";
+    process.env.WEBHOOK_PROBATION_PER_COMPANY = "2";
+    const t = await startTestServer();
+    const rx = await startReceiver();
+    const blackHole = await startBlackHole();
+    try {
+      const hostile = await t.newCompany("Hostile Co");
+      for (let i = 0; i < 30; i++) await createSubscription(t.server.ctx, { companyId: hostile.companyId, targetUrl: `${blackHole.url}/dead-${i}` });
+      await emitEvents(t.server.ctx, hostile.companyId, 1);
+      await until(() => blackHole.open() >= 2, "the hostile company's share of the probation lane");
+      // A brand-new endpoint (probation lane: it has not proven itself yet) of another company.
+      await createSubscription(t.server.ctx, { companyId: t.companyId, targetUrl: `${rx.url}/new` });
+      const events = await emitEvents(t.server.ctx, t.companyId, 3);
+      await rx.waitFor(() => rx.accepted().length === 3, "the new endpoint's deliveries", 10_000);
+      expect(rx.accepted().map((r) => r.headers["webhook-id"])).toEqual(events.map((e) => e.id));
+      // The hostile company never had more than its share of slots, however many dead endpoints were due.
+      expect(blackHole.accepted()).toBe(2);
+    } finally {
+      await blackHole.close();
+      await rx.close();
+      await t.close();
+      process.env.WEBHOOK_PROBATION_CONCURRENCY = "2";
+      delete process.env.WEBHOOK_PROBATION_PER_COMPANY;
+    }
+  });
+});
+
 describe("a failing endpoint's queue is a circuit breaker", () => {
   let t: TestServer;
   let rx: Receiver;

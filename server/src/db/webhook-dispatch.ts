@@ -101,6 +101,18 @@ export async function adoptWakeups(prisma: PrismaClient, limit: number): Promise
   return Number(rows[0]?.consumed ?? 0);
 }
 
+/** A due probation-lane queue locked by the claim, offered to `ClaimOptions.shareProbation`. */
+export interface DueQueueCandidate {
+  id: string;
+  companyId: string;
+}
+
+/** What `ClaimOptions.shareProbation` decided: queues to claim, and queues to put back by `delayMs`. */
+export interface ProbationShare {
+  claim: string[];
+  defer: { id: string; delayMs: number }[];
+}
+
 /** How many queues each lane may claim in one call. */
 export interface LaneLimits {
   /** Queues of endpoints whose last attempt succeeded quickly. */
@@ -112,9 +124,10 @@ export interface LaneLimits {
 /**
  * Claims due queues for `ownerId`, safely across processes sharing one PostgreSQL database, in one transaction of
  * two statements:
- * 1. lock up to `lanes.healthy` healthy and `lanes.probation` probation-lane queues with `next_due_at <= now()`, oldest due
- *    first, each lane by its own partial index (`FOR NO KEY UPDATE SKIP LOCKED`: concurrent claimers take
- *    different queues; nothing waits);
+ * 1. lock up to `lanes.healthy` healthy and `probationWindow` probation-lane queues with `next_due_at <= now()`,
+ *    oldest due first, each lane by its own partial index (`FOR NO KEY UPDATE SKIP LOCKED`: concurrent claimers
+ *    take different queues; nothing waits); `shareProbation` then picks at most `lanes.probation` of the probation
+ *    ones and may put others back (their `next_due_at` moved later, in the same transaction);
  * 2. with a snapshot taken after those locks (so every delivery committed before them is seen), read each queue's
  *    head (its pending delivery with the smallest `seq`: per-subscription order follows event order). A head that
  *    is due and not leased is claimed with, in the healthy lane, up to `batchSize - 1` due followers in `seq` order
@@ -128,35 +141,63 @@ export interface LaneLimits {
  */
 export async function claimDueDeliveries(
   prisma: PrismaClient,
-  options: { ownerId: string; lanes: LaneLimits; leaseMs: number; batchSize: number },
+  options: {
+    ownerId: string;
+    lanes: LaneLimits;
+    leaseMs: number;
+    batchSize: number;
+    /**
+     * Fair share of the probation lane (webhooks/fair-share.ts): given up to `probationWindow` locked due queues in
+     * due order, picks those to claim (at most `lanes.probation`) and those to put back. Default: the first ones.
+     */
+    shareProbation?: (candidates: DueQueueCandidate[]) => ProbationShare;
+    /** How many due probation queues are locked and offered to `shareProbation` (default `lanes.probation`). */
+    probationWindow?: number;
+  },
 ): Promise<ClaimedDelivery[]> {
-  const { ownerId, lanes, leaseMs, batchSize } = options;
+  const { ownerId, lanes, leaseMs, batchSize, shareProbation } = options;
   const healthy = Math.max(0, Math.floor(lanes.healthy));
   const probation = Math.max(0, Math.floor(lanes.probation));
   if (healthy + probation === 0) return [];
+  const window = probation === 0 ? 0 : Math.max(probation, Math.floor(options.probationWindow ?? probation));
   const rows = await sqlOf(prisma).transaction(async (tx) => {
-    const queues = await tx<{ id: string; healthy: boolean }>(
+    const locked = await tx<{ id: string; healthy: boolean; company_id: string }>(
       `
       WITH healthy_lane AS (
-        SELECT id FROM webhook_subscriptions
+        SELECT id, company_id FROM webhook_subscriptions
         WHERE healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
           AND next_due_at <= now()
         ORDER BY next_due_at
         LIMIT $1::int
         FOR NO KEY UPDATE SKIP LOCKED
       ), probation_lane AS (
-        SELECT id FROM webhook_subscriptions
+        SELECT id, company_id FROM webhook_subscriptions
         WHERE NOT healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
           AND next_due_at <= now()
         ORDER BY next_due_at
         LIMIT $2::int
         FOR NO KEY UPDATE SKIP LOCKED
       )
-      SELECT id, true AS healthy FROM healthy_lane
+      SELECT id, true AS healthy, company_id FROM healthy_lane
       UNION ALL
-      SELECT id, false AS healthy FROM probation_lane`,
-      [healthy, probation],
+      SELECT id, false AS healthy, company_id FROM probation_lane`,
+      [healthy, window],
     );
+    const candidates = locked.filter((q) => !q.healthy).map((q) => ({ id: q.id, companyId: q.company_id }));
+    const share = shareProbation
+      ? shareProbation(candidates)
+      : { claim: candidates.slice(0, probation).map((c) => c.id), defer: [] };
+    const chosen = new Set(share.claim.slice(0, probation));
+    const queues = locked.filter((q) => q.healthy || chosen.has(q.id));
+    if (share.defer.length > 0) {
+      // Locked above, so moving them later is the claim's to do (see the module's rule): due again after the delay.
+      await tx(
+        `UPDATE webhook_subscriptions s SET next_due_at = now() + (d.delay_ms * interval '1 millisecond')
+         FROM unnest($1::text[], $2::int[]) AS d(id, delay_ms)
+         WHERE s.id = d.id`,
+        [share.defer.map((d) => d.id), share.defer.map((d) => Math.max(0, Math.round(d.delayMs)))],
+      );
+    }
     if (queues.length === 0) return [];
     return tx<ClaimRow>(
       `

@@ -11,7 +11,9 @@
  *
  * Isolation (webhooks/endpoint-health.ts): endpoints whose last attempt succeeded quickly are served from the
  * healthy lane's budget (`concurrency`); new, failing and slow endpoints from the probation lane's
- * (`probationConcurrency`). Dead endpoints, however many and in whichever company, only ever wait for each other.
+ * (`probationConcurrency`). Dead endpoints, however many and in whichever company, only ever wait for each other;
+ * and when the probation lane is contended, each company gets at most `probationPerCompany` of it
+ * (webhooks/fair-share.ts), so one company's dead crowd cannot hold up other companies' new or failing endpoints.
  *
  * A cycle starts on `wake()` (after every outbox commit: `ctx.eventsCommitted`), when a batch ends (the next
  * delivery of that subscription may now be due), when a scheduled retry falls due, on a PostgreSQL `NOTIFY` from
@@ -23,6 +25,7 @@
  * |----------------------|-------------------------------|-----------|------------------------------------------|
  * | concurrency          | WEBHOOK_CONCURRENCY           | 128       | healthy-lane subscriptions served at once |
  * | probationConcurrency | WEBHOOK_PROBATION_CONCURRENCY | 128       | probation-lane subscriptions at once     |
+ * | probationPerCompany  | WEBHOOK_PROBATION_PER_COMPANY | 16        | one company's share of a contended probation lane |
  * | slowMs               | WEBHOOK_SLOW_MS               | 2000      | a success slower than this is probation  |
  * | batchSize            | WEBHOOK_BATCH_SIZE            | 8         | in-order deliveries of one subscription per claim |
  * | timeoutMs      | WEBHOOK_TIMEOUT_MS      | 10000     | per attempt (CONTRACT: 10 s)                       |
@@ -47,6 +50,7 @@ import {
   type QueueUpdate,
 } from "../db/webhook-dispatch";
 import { DEFAULT_ENDPOINT_HEALTH_POLICY, healthAfterAttempt } from "./endpoint-health";
+import { shareSlots } from "./fair-share";
 import { deliveryHeaders, sendAttempt, type AttemptResult } from "./deliver";
 import { listenForOutbox, notifyOutbox, type OutboxListener } from "./notify";
 import { classifyResponse, DEFAULT_RETRY_POLICY, parseRetryAfterMs, scheduleRetry, type AttemptOutcome, type RetryPolicy } from "./retry-policy";
@@ -60,6 +64,8 @@ export interface DispatcherOptions {
   probationConcurrency: number;
   /** A successful attempt slower than this (ms) puts its endpoint in the probation lane. */
   slowMs: number;
+  /** Most probation attempts one company may have in flight while the lane is contended. */
+  probationPerCompany: number;
   /** Deliveries of one subscription claimed together and sent in order. */
   batchSize: number;
   timeoutMs: number;
@@ -75,12 +81,16 @@ export interface DispatcherOptions {
 const DEFAULTS = {
   concurrency: 128,
   probationConcurrency: 128,
+  probationPerCompany: 16,
   slowMs: DEFAULT_ENDPOINT_HEALTH_POLICY.slowMs,
   batchSize: 8,
   timeoutMs: 10_000,
   leaseMs: 30_000,
   pollIntervalMs: 1_000,
 };
+
+/** Due probation queues a claim looks at per free slot, so that fair share can see past one company's crowd. */
+const PROBATION_WINDOW_FACTOR = 4;
 
 /** Wake-up rows adopted per claim cycle (a cycle that adopts this many runs another at once). */
 const ADOPT_BATCH = 1_000;
@@ -103,13 +113,14 @@ export function dispatcherOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     return n;
   };
   const out: Partial<DispatcherOptions> = {};
-  const set = <K extends "concurrency" | "probationConcurrency" | "slowMs" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
+  const set = <K extends "concurrency" | "probationConcurrency" | "probationPerCompany" | "slowMs" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
     const v = read(name);
     if (v !== undefined) out[key] = v;
   };
   set("concurrency", "WEBHOOK_CONCURRENCY");
   set("probationConcurrency", "WEBHOOK_PROBATION_CONCURRENCY");
   set("slowMs", "WEBHOOK_SLOW_MS");
+  set("probationPerCompany", "WEBHOOK_PROBATION_PER_COMPANY");
   set("batchSize", "WEBHOOK_BATCH_SIZE");
   set("timeoutMs", "WEBHOOK_TIMEOUT_MS");
   set("leaseMs", "WEBHOOK_LEASE_MS");
@@ -135,7 +146,7 @@ export class WebhookDispatcher {
   /** A trigger arrived during the cycle in progress: run one more. */
   private rerun = false;
   /** Batches being sent, by their first delivery's id, with their lane. */
-  private readonly inFlight = new Map<string, { run: Promise<void>; healthy: boolean }>();
+  private readonly inFlight = new Map<string, { run: Promise<void>; healthy: boolean; companyId: string }>();
   private pollTimer: NodeJS.Timeout | null = null;
   /** Times (ms) of retries this dispatcher scheduled, and the timer of the earliest. */
   private retryTimes: number[] = [];
@@ -241,6 +252,13 @@ export class WebhookDispatcher {
     });
   }
 
+  /** Probation attempts in flight in this process, per company. */
+  private probationBusy(): Map<string, number> {
+    const busy = new Map<string, number>();
+    for (const batch of this.inFlight.values()) if (!batch.healthy) busy.set(batch.companyId, (busy.get(batch.companyId) ?? 0) + 1);
+    return busy;
+  }
+
   /** Free slots of each lane. */
   private freeSlots(): { healthy: number; probation: number } {
     let healthy = 0;
@@ -268,6 +286,15 @@ export class WebhookDispatcher {
         lanes: free,
         leaseMs: this.options.leaseMs,
         batchSize: this.options.batchSize,
+        probationWindow: free.probation * PROBATION_WINDOW_FACTOR,
+        shareProbation: (candidates) =>
+          shareSlots({
+            candidates,
+            free: free.probation,
+            busy: this.probationBusy(),
+            perCompany: this.options.probationPerCompany,
+            deferStepMs: this.options.timeoutMs,
+          }),
       });
       this.ctx.metrics.delivery.claim(Date.now() - claimStarted);
     } catch (err) {
@@ -288,7 +315,7 @@ export class WebhookDispatcher {
         this.inFlight.delete(key);
         this.kick();
       });
-      this.inFlight.set(key, { run, healthy: batch[0].healthy });
+      this.inFlight.set(key, { run, healthy: batch[0].healthy, companyId: batch[0].companyId });
     }
   }
 
