@@ -10,20 +10,16 @@ import { perform as createItem } from '../src/creates/create-item';
 import { listPipelines } from '../src/triggers/pipeline-list';
 import { listStages } from '../src/triggers/stage-list';
 import { App, appTester, thrown } from './helpers/app';
-import { startLiveServer, type LiveServer } from './helpers/live-server';
+import { runAdminCli, startLiveServer, type LiveServer } from './helpers/live-server';
 
 let server: LiveServer;
 let authData: { api_key: string; server_url: string };
 
-/** POSTs to the live server's admin API with the token from its DATA_DIR/admin.json. */
-async function admin(urlPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const { url, token } = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'admin.json'), 'utf8')) as { url: string; token: string };
-  const res = await fetch(`${url}/admin${urlPath}`, {
-    method: 'POST',
-    headers: { 'x-admin-token': token, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: await res.json() };
+/** Runs the admin CLI with `--json` against the live server's database; fails with its output unless it exits 0. */
+function admin(args: string[]): any {
+  const run = runAdminCli(server, [...args, '--json']);
+  if (run.status !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.status}: ${run.stderr}${run.stdout}`);
+  return JSON.parse(run.stdout);
 }
 
 beforeAll(async () => {
@@ -50,24 +46,25 @@ test('every Pipeline dropdown of the integration is the pipeline_list trigger', 
 
 test('an archived pipeline leaves the dropdown, stays readable, refuses new items with a clear message, and comes back when restored', async () => {
   const me = (await (await fetch(`${server.url}/v1/ext/me`, { headers: { 'x-api-key': server.apiKey } })).json()) as { company: { id: string } };
-  const imported = await admin(`/companies/${me.company.id}/pipelines`, { name: 'Old deals', stages: [{ name: 'Open' }] });
-  expect(imported.status).toBe(201);
-  const id: string = imported.body.id;
+  const file = path.join(server.dataDir, 'old-deals.json');
+  fs.writeFileSync(file, JSON.stringify({ name: 'Old deals', stages: [{ name: 'Open' }] }));
+  const imported = admin(['pipelines', 'import', '--company', me.company.id, '--file', file]);
+  const id: string = imported.id;
   expect((await appTester(listPipelines, { authData })).map((p) => p.name)).toContain('Old deals');
 
-  expect((await admin(`/pipelines/${id}/archive`)).status).toBe(200);
+  expect(admin(['pipelines', 'archive', id]).archived_at).not.toBeNull();
   const offered = await appTester(listPipelines, { authData });
   expect(offered.map((p) => p.name)).not.toContain('Old deals');
   expect(offered.map((p) => p.name)).toContain('Sales');
   // Its stages stay readable by id (a zap set up before the archive still shows its stage).
   expect((await appTester(listStages, { authData, inputData: { pipeline_id: id } })).map((s) => s.name)).toEqual(['Open']);
 
-  const stageId = imported.body.stages[0].id as string;
+  const stageId = imported.stages[0].id as string;
   const error = await thrown(appTester(createItem, { authData, inputData: { pipeline_id: id, stage_id: stageId, name: 'Late lead' } }));
   expect(error).toMatchObject({ status: 422, code: 'pipeline_archived' });
   expect(error.message).toContain('The pipeline of this step is archived in Stageline');
   expect(error.message).toContain('Pipeline "Old deals" is archived');
 
-  expect((await admin(`/pipelines/${id}/restore`)).status).toBe(200);
+  expect(admin(['pipelines', 'restore', id]).archived_at).toBeNull();
   expect((await appTester(listPipelines, { authData })).map((p) => p.name)).toContain('Old deals');
 });

@@ -7,7 +7,7 @@
  *
  * The connector never imports server code: it talks to the server over HTTP only, like Zapier would.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,8 +25,10 @@ export interface LiveServer {
   url: string;
   /** The demo company's all-scope API key. */
   apiKey: string;
-  /** The server's DATA_DIR: its `admin.json` has the admin API's URL and token (for tests that archive a pipeline). */
+  /** The server's DATA_DIR (with the embedded database, the admin CLI reaches the running server through it). */
   dataDir: string;
+  /** The server's DATABASE_URL (PostgreSQL, its own schema), or undefined on the embedded database. */
+  databaseUrl: string | undefined;
   /** Everything the process wrote so far (for failure messages). */
   output(): string;
   /** SIGTERM, wait for the exit (SIGKILL after 15 s), remove the data directory. */
@@ -89,7 +91,8 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
 export async function startLiveServer(extraEnv: Record<string, string> = {}): Promise<LiveServer> {
   ensureServerBuilt();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stageline-zapier-'));
-  const child = spawn(process.execPath, [SERVER_MAIN], { cwd: REPO_ROOT, env: serverEnv(dataDir, extraEnv), stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = serverEnv(dataDir, extraEnv);
+  const child = spawn(process.execPath, [SERVER_MAIN], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');
@@ -137,9 +140,22 @@ export async function startLiveServer(extraEnv: Record<string, string> = {}): Pr
         reject(err);
       });
     });
-    return { url, apiKey, dataDir, output: () => output, stop };
+    return { url, apiKey, dataDir, databaseUrl: env.DATABASE_URL, output: () => output, stop };
   } catch (err) {
     await stop();
     throw new Error(`${(err as Error).message}\n--- server output ---\n${output}`);
   }
+}
+
+/**
+ * Runs the admin CLI (`npm run admin -- ...args`) against `server`'s database: through the running server on the
+ * embedded database (its DATA_DIR), or directly on its PostgreSQL schema.
+ * @returns the exit status and what it printed.
+ */
+export function runAdminCli(server: LiveServer, args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: server.dataDir };
+  delete env.DATABASE_URL;
+  if (server.databaseUrl) env.DATABASE_URL = server.databaseUrl;
+  const result = spawnSync(process.execPath, [path.join(REPO_ROOT, 'server', 'dist', 'admin', 'cli.js'), ...args], { cwd: REPO_ROOT, env, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
