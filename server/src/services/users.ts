@@ -12,7 +12,8 @@ import { parseInput } from "@stageline/shared";
 import { domainError, notFound } from "./errors";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { requireCompany } from "./companies";
-import { generatePassword, hashPassword, passwordProblem } from "./passwords";
+import { passwordProblem } from "./password-policy";
+import { generatePassword, hashPassword } from "./passwords";
 
 /** The roles, most powerful first. */
 export const ROLES = ["owner", "admin", "member"] as const;
@@ -58,16 +59,16 @@ export const UserCreateSchema = z.object({ company_id: z.string().min(1), email:
 export const InviteSchema = z.object({ email: emailField, role: roleField });
 /** Body that changes a role: `{ role }`. */
 export const RoleChangeSchema = z.object({ role: roleField });
-/** Body that accepts an invitation: `{ password, password_confirmation }`. */
-export const AcceptInviteSchema = z
-  .object({ password: z.string({ error: "Enter a password." }), password_confirmation: z.string().optional() })
-  .superRefine((value, ctx) => {
-    const why = passwordProblem(value.password);
-    if (why) ctx.addIssue({ code: "custom", path: ["password"], message: why });
-    else if (value.password_confirmation !== undefined && value.password_confirmation !== value.password) {
-      ctx.addIssue({ code: "custom", path: ["password_confirmation"], message: "The passwords do not match." });
-    }
-  });
+/** Body that accepts an invitation: `{ password, password_confirmation }` (the policy is checked by `acceptInvite`). */
+export const AcceptInviteSchema = z.object({
+  password: z.string({ error: "Enter a password." }).max(4096, { error: "The password is too long." }),
+  password_confirmation: z.string().max(4096, { error: "The password is too long." }).optional(),
+});
+
+/** 400 `validation_failed` with one error on `path`. */
+function invalidField(path: string, message: string) {
+  return domainError("validation_failed", `The request body is invalid (${path}).`, { errors: [{ path, message }] });
+}
 
 /** Lower-cases and trims an email as it is stored. */
 export function normalizeEmail(email: string): string {
@@ -79,9 +80,7 @@ function toSummary(row: { id: string; email: string; role: string; companyId: st
 }
 
 function emailTaken(email: string) {
-  return domainError("validation_failed", `The request body is invalid (email).`, {
-    errors: [{ path: "email", message: `${email} already has a Stageline account.` }],
-  });
+  return invalidField("email", `${email} already has a Stageline account.`);
 }
 
 /**
@@ -237,12 +236,20 @@ export async function findOpenInvite(db: Queryable, token: string, now: Date = n
 
 /**
  * Accepts an invitation: creates the user with the chosen password (body `{ password, password_confirmation }`),
- * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once.
- * @returns the new user. @throws DomainError 400 `validation_failed` (password); 404 `not_found` (link).
+ * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once. The password
+ * must pass the password policy (password-policy.ts, with the invitee's email and company name as what they are
+ * known by), then match its confirmation.
+ * @returns the new user. @throws DomainError 400 `validation_failed` (password, with the policy's reason on
+ * `password`; confirmation on `password_confirmation`); 404 `not_found` (link).
  */
 export async function acceptInvite(db: Queryable, token: string, body: unknown, ip: string | null, now: Date = new Date()): Promise<UserSummary> {
   const input = parseInput(AcceptInviteSchema, body);
   const invite = await findOpenInvite(db, token, now);
+  const why = passwordProblem(input.password, { email: invite.email, companyName: invite.companyName });
+  if (why) throw invalidField("password", why);
+  if (input.password_confirmation !== undefined && input.password_confirmation !== input.password) {
+    throw invalidField("password_confirmation", "The passwords do not match.");
+  }
   const passwordHash = await hashPassword(input.password);
   const row = await inTransaction(db, async (tx) => {
     if (!(await users.markInviteAccepted(tx, invite.id, now))) await findOpenInvite(tx, token, new Date(0));

@@ -6,7 +6,7 @@
 import { Router, type Request, type Response } from "express";
 import type { AppContext } from "../../context";
 import { signIn } from "../../services/console-sessions";
-import { PASSWORD_MIN_LENGTH } from "../../services/passwords";
+import { PASSWORD_MIN_LENGTH } from "../../services/password-policy";
 import { acceptInvite, findOpenInvite } from "../../services/users";
 import { formErrors, type FieldError } from "../forms";
 import { clientIp } from "../request";
