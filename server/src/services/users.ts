@@ -134,29 +134,52 @@ function lastOwner(email: string, what: string) {
 }
 
 /**
- * Changes a user's role (body `{ role }`) and records `user.role_changed`. The last owner cannot be demoted.
+ * Runs `fn` on user `userId` (within `by.companyId` when set) in one transaction that first locks the user's company
+ * (db/users.ts `lockCompanyForOwnerChange`), so that the owner count `fn` reads holds until it commits: two owners
+ * demoting or removing each other at once cannot leave the company without one (issue 19 item 5).
+ * @throws DomainError 404 `not_found` (user, also when it is removed meanwhile); what `fn` throws.
+ */
+async function withOwnersLocked<T>(db: Queryable, userId: string, by: UserManager, fn: (tx: Queryable, user: Awaited<ReturnType<typeof requireUser>>) => Promise<T>): Promise<T> {
+  const found = await requireUser(db, userId, by.companyId);
+  return inTransaction(db, async (tx) => {
+    await users.lockCompanyForOwnerChange(tx, found.companyId);
+    return fn(tx, await requireUser(tx, userId, by.companyId));
+  });
+}
+
+/** Whether `user` is the only owner of its company (read under `withOwnersLocked`). */
+async function isLastOwner(tx: Queryable, user: { role: string; companyId: string }): Promise<boolean> {
+  return user.role === "owner" && (await users.countOwners(tx, user.companyId)) <= 1;
+}
+
+/**
+ * Changes a user's role (body `{ role }`) and records `user.role_changed`, in one transaction with the company locked.
+ * The last owner cannot be demoted, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
  */
 export async function changeRole(db: Queryable, userId: string, body: unknown, by: UserManager): Promise<UserSummary> {
   const { role } = parseInput(RoleChangeSchema, body);
-  const before = await requireUser(db, userId, by.companyId);
-  if (before.role === role) return toSummary(before);
-  if (before.role === "owner" && (await users.countOwners(db, before.companyId)) <= 1) throw lastOwner(before.email, "demoted");
-  const row = await users.setRole(db, userId, role);
-  await auditUser(db, by, "user.role_changed", row, { from: before.role, to: row.role });
-  return toSummary(row);
+  return withOwnersLocked(db, userId, by, async (tx, before) => {
+    if (before.role === role) return toSummary(before);
+    if (await isLastOwner(tx, before)) throw lastOwner(before.email, "demoted");
+    const row = await users.setRole(tx, userId, role);
+    await auditUser(tx, by, "user.role_changed", row, { from: before.role, to: row.role });
+    return toSummary(row);
+  });
 }
 
 /**
- * Removes a user (their sessions end with them) and records `user.removed`. The last owner cannot be removed.
+ * Removes a user (their sessions end with them) and records `user.removed`, in one transaction with the company
+ * locked. The last owner cannot be removed, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (last owner); 404 `not_found` (user).
  */
 export async function removeUser(db: Queryable, userId: string, by: UserManager): Promise<UserSummary> {
-  const row = await requireUser(db, userId, by.companyId);
-  if (row.role === "owner" && (await users.countOwners(db, row.companyId)) <= 1) throw lastOwner(row.email, "removed");
-  await users.deleteUser(db, userId);
-  await auditUser(db, by, "user.removed", row, { role: row.role });
-  return toSummary(row);
+  return withOwnersLocked(db, userId, by, async (tx, row) => {
+    if (await isLastOwner(tx, row)) throw lastOwner(row.email, "removed");
+    await users.deleteUser(tx, userId);
+    await auditUser(tx, by, "user.removed", row, { role: row.role });
+    return toSummary(row);
+  });
 }
 
 /**
