@@ -5,7 +5,7 @@
  * and the audit log's keyset pagination.
  */
 import crypto from "node:crypto";
-import { signInOverHttp } from "./helpers/console-browser";
+import { acceptInviteOverHttp, signInOverHttp } from "./helpers/console-browser";
 import { createConsoleUser, type ConsoleUser } from "./helpers/console-browser";
 import { startTestServer, testConfig, type TestServer } from "./helpers/test-server";
 import { startServer } from "../src/server";
@@ -97,17 +97,9 @@ describe("accepting an invitation in a browser that is signed in", () => {
   it("ends the browser's previous session, as sign-in does (issue 19 item 4)", async () => {
     const before = await signInOverHttp(t.url, owner.email, owner.password);
     const { token } = await inviteUser(t.server.ctx.prisma, t.companyId, { email: "joiner@acme.example", role: "member" }, { actor: { type: "user", id: owner.id, email: owner.email } });
-    const page = await fetch(`${t.url}/console/invite/${token}`, { headers: { cookie: before.cookie! } });
-    const csrfCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
-    const accepted = await fetch(`${t.url}/console/invite/${token}`, {
-      method: "POST",
-      headers: { cookie: `${before.cookie}; ${csrfCookie}`, origin: t.url, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: csrf, password: "violet harbor lantern quiz", password_confirmation: "violet harbor lantern quiz" }),
-      redirect: "manual",
-    });
+    const accepted = await acceptInviteOverHttp(t.url, token, "violet harbor lantern quiz", before.cookie!);
     expect(accepted.status).toBe(303);
-    const after = accepted.headers.getSetCookie().find((c) => c.startsWith("stageline.session="))!.split(";")[0]!;
+    const after = accepted.sessionCookie!;
     expect(after).not.toBe(before.cookie);
     // The owner's session is gone from the database, so its cookie no longer opens the console.
     const ownerId = before.cookie!.slice("stageline.session=".length);

@@ -7,7 +7,7 @@
  */
 import { redactHeaders, safeUrl } from "../src/logger";
 import { DEMO_USER_EMAIL } from "../src/seed/demo";
-import { consoleOverHttp, signInOverHttp } from "./helpers/console-browser";
+import { acceptInviteOverHttp, consoleOverHttp, signInOverHttp } from "./helpers/console-browser";
 import {
   createServerStore,
   killServerProcesses,
@@ -66,18 +66,10 @@ describe("request logs", () => {
     const owner = await consoleOverHttp(server.url, { email: DEMO_USER_EMAIL, password: demoPassword });
     expect((await owner.post("/console/team/invites", new URLSearchParams({ email: "logged@demo.example", role: "owner" }), "/console/team")).status).toBe(303);
     const inviteToken = /\/console\/invite\/([A-Za-z0-9_-]{43})/.exec((await owner.get("/console/team")).text)![1]!;
-    const invitePage = await fetch(`${server.url}/console/invite/${inviteToken}`);
-    expect(invitePage.status).toBe(200);
-    const csrfCookie = invitePage.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
-    const csrfToken = /name="_csrf" value="([^"]+)"/.exec(await invitePage.text())![1]!;
-    const accepted = await fetch(`${server.url}/console/invite/${inviteToken}`, {
-      method: "POST",
-      headers: { cookie: csrfCookie, origin: server.url, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ _csrf: csrfToken, password: secrets.invitePassword, password_confirmation: secrets.invitePassword }),
-      redirect: "manual",
-    });
+    const accepted = await acceptInviteOverHttp(server.url, inviteToken, secrets.invitePassword);
     expect(accepted.status).toBe(303);
-    const newSession = accepted.headers.getSetCookie().find((c) => c.startsWith("stageline.session="))!.split(";")[0]!.split("=")[1]!;
+    const { csrfCookie, csrfToken } = accepted;
+    const newSession = accepted.sessionCookie!.split("=")[1]!;
     // A used link is a 404 page: logged like any other request, the token masked all the same.
     expect((await fetch(`${server.url}/console/invite/${inviteToken}?again=1`)).status).toBe(404);
 

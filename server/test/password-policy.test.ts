@@ -6,7 +6,7 @@
 import { COMMON_PASSWORD_MESSAGE, PERSONAL_PASSWORD_MESSAGE, WHITESPACE_PASSWORD_MESSAGE, passwordProblem } from "../src/services/password-policy";
 import { generatePassword } from "../src/services/passwords";
 import { inviteUser } from "../src/services/users";
-import { createConsoleUser } from "./helpers/console-browser";
+import { acceptInviteOverHttp, createConsoleUser } from "./helpers/console-browser";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 describe("passwordProblem", () => {
@@ -52,7 +52,7 @@ describe("accepting an invitation", () => {
       [" ".repeat(12), WHITESPACE_PASSWORD_MESSAGE],
       ["ada@acme.example", PERSONAL_PASSWORD_MESSAGE],
     ] as const) {
-      const res = await postInvite(t.url, token, password);
+      const res = await acceptInviteOverHttp(t.url, token, password);
       expect(res.status).toBe(400);
       // The reason is in the field's error (id password-error, which the input points to), not only in the summary.
       expect(res.text).toContain(`id="password-error"`);
@@ -60,26 +60,12 @@ describe("accepting an invitation", () => {
       expect(res.text).toMatch(/<input id="password"[^>]*aria-invalid="true"/);
     }
     expect(await t.server.ctx.prisma.user.count({ where: { email: "ada@acme.example" } })).toBe(0);
-    const ok = await postInvite(t.url, token, "correct horse battery staple");
+    const ok = await acceptInviteOverHttp(t.url, token, "correct horse battery staple");
     expect(ok.status).toBe(303);
     expect(await t.server.ctx.prisma.user.count({ where: { email: "ada@acme.example" } })).toBe(1);
   });
 
 });
-
-/** POSTs the invitation form of `token` with `password` twice, as a browser without a session would. */
-async function postInvite(baseUrl: string, token: string, password: string): Promise<{ status: number; text: string }> {
-  const page = await fetch(`${baseUrl}/console/invite/${token}`);
-  const cookie = page.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
-  const res = await fetch(`${baseUrl}/console/invite/${token}`, {
-    method: "POST",
-    headers: { cookie, origin: baseUrl, "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ _csrf: csrf, password, password_confirmation: password }),
-    redirect: "manual",
-  });
-  return { status: res.status, text: await res.text() };
-}
 
 function escapeHtml(s: string): string {
   return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&#34;").replace(/'/g, "&#39;");
