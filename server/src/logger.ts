@@ -6,7 +6,8 @@
  * - **Headers** are redacted by name, by default: every request or response header whose name contains `auth`,
  *   `token`, `key`, `secret`, `cookie`, `session`, `csrf`, `password` or `signature` (so `authorization`,
  *   `x-api-key`, `x-admin-token`, `cookie`, `set-cookie`, and also an unknown `x-forwarded-authorization`) is
- *   logged as `[redacted]`; a new credential header needs no change here.
+ *   logged as `[redacted]`; a new credential header needs no change here. `Referer` and `Location` are URLs of this
+ *   server's and are masked like the request URL.
  * - **URLs** are logged with secret path segments and secret query values masked (`safeUrl`): the token of an
  *   invitation link (`/console/invite/[redacted]`), any segment or value that looks like a Stageline secret
  *   (`sl_` API key, `whsec_` signing secret) or a long random token, and the value of every query parameter whose
@@ -92,8 +93,24 @@ function safeDecode(s: string): string {
 export function redactHeaders(headers: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!headers) return headers;
   const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = SECRET_NAME.test(name) ? REDACTED : value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (SECRET_NAME.test(name)) out[name] = REDACTED;
+    else if (URL_HEADERS.has(name.toLowerCase()) && typeof value === "string") out[name] = safeHeaderUrl(value);
+    else out[name] = value;
+  }
   return out;
+}
+
+/**
+ * Headers whose value is a URL of this server's: `Referer` (a page loaded from an invitation link sends the link,
+ * token included, as the Referer of its style sheet and script: `Referrer-Policy: same-origin`) and `Location`.
+ */
+const URL_HEADERS = new Set(["referer", "location", "content-location"]);
+
+/** An absolute or relative URL header value with its path and query passed through `safeUrl`. */
+function safeHeaderUrl(value: string): string {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)?([^#]*)/i.exec(value)!;
+  return (match[1] ?? "") + (safeUrl(match[2] ?? "") ?? "");
 }
 
 /** What pino-http's standard request serializer gives (pino-std-serializers), with the raw request. */

@@ -70,11 +70,13 @@ describe("request logs", () => {
     expect(accepted.status).toBe(303);
     const { csrfCookie, csrfToken } = accepted;
     const newSession = accepted.sessionCookie!.split("=")[1]!;
+    // The invitation page's style sheet is requested with the link as its Referer (Referrer-Policy: same-origin).
+    await fetch(`${server.url}/console/assets/console.css`, { headers: { referer: `${server.url}/console/invite/${inviteToken}` } });
     // A used link is a 404 page: logged like any other request, the token masked all the same.
     expect((await fetch(`${server.url}/console/invite/${inviteToken}?again=1`)).status).toBe(404);
 
     const deadline = Date.now() + 5_000;
-    const expected = 16; // the requests above
+    const expected = 17; // the requests above
     while (server.logs().filter((l) => l.req).length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.logs().filter((l) => l.req).length).toBeGreaterThanOrEqual(expected);
 
@@ -97,6 +99,7 @@ describe("request logs", () => {
     expect(urls).toContain("/v1/ext/pipelines?access_token=[redacted]&limit=5");
     const headers = server.logs().map((l) => (l.req as { headers?: Record<string, string> } | undefined)?.headers ?? {});
     expect(headers.some((h) => h["x-forwarded-authorization"] === "[redacted]" && h["x-vendor-secret"] === "[redacted]")).toBe(true);
+    expect(headers.map((h) => h.referer)).toContain(`${server.url}/console/invite/[redacted]`);
     expect(server.logs().some((l) => l.req && ("query" in (l.req as object) || "params" in (l.req as object)))).toBe(false);
   });
 
@@ -119,8 +122,18 @@ describe("safeUrl", () => {
     expect(safeUrl(url)).toBe(logged);
   });
 
-  it("redacts every header whose name says it carries a credential, and only those", () => {
-    const headers = { "x-forwarded-authorization": "a", "x-api-key": "b", "set-cookie": ["c"], "x-my-secret": "d", "x-session": "e", "content-type": "text/html", "user-agent": "f" };
+  it("redacts every header whose name says it carries a credential, and masks the URLs of Referer and Location", () => {
+    const headers = {
+      "x-forwarded-authorization": "a",
+      "x-api-key": "b",
+      "set-cookie": ["c"],
+      "x-my-secret": "d",
+      "x-session": "e",
+      "content-type": "text/html",
+      "user-agent": "f",
+      referer: "https://s.example/console/invite/tok?api_key=k#frag",
+      location: "/console/invite/tok",
+    };
     expect(redactHeaders(headers)).toEqual({
       "x-forwarded-authorization": "[redacted]",
       "x-api-key": "[redacted]",
@@ -129,6 +142,8 @@ describe("safeUrl", () => {
       "x-session": "[redacted]",
       "content-type": "text/html",
       "user-agent": "f",
+      referer: "https://s.example/console/invite/[redacted]?api_key=[redacted]",
+      location: "/console/invite/[redacted]",
     });
   });
 });
