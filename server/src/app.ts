@@ -6,6 +6,7 @@
  */
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
+import { requestSerializer, responseSerializer } from "./logger";
 import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
@@ -39,7 +40,14 @@ export function createApp(ctx: AppContext): Express {
   // pino-http writes one info-level line per request; below info (e.g. LOG_LEVEL=warn) it would write nothing yet
   // still cost a child logger per request, so it is mounted only when its lines are wanted.
   if (ctx.logger.isLevelEnabled("info")) {
-    app.use(pinoHttp({ logger: ctx.logger, autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? "") } }));
+    app.use(
+      pinoHttp({
+        logger: ctx.logger,
+        autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? "") },
+        // URLs with secret segments and query values masked, credential headers redacted (logger.ts).
+        serializers: { req: requestSerializer, res: responseSerializer },
+      }),
+    );
   }
   app.use(bodyTimeout(ctx.config.bodyTimeoutMs));
   // Liveness and readiness probes: no key, no rate limit (http/health.ts).

@@ -28,18 +28,28 @@ interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI with DATA_DIR / DATABASE_URL as given (nothing else of the database environment leaks in). */
-function runCli(args: string[], db: { dataDir: string; databaseUrl?: string }): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: db.dataDir, NODE_ENV: "test" };
+/**
+ * Runs the CLI with DATA_DIR / DATABASE_URL as given (nothing else of the database environment leaks in); with
+ * `dataDir` undefined DATA_DIR is unset (then give `cwd`, where the default ./data is looked for).
+ */
+function runCli(args: string[], db: { dataDir: string | undefined; databaseUrl?: string }, cwd: string = REPO_ROOT): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test" };
+  delete env.DATA_DIR;
   delete env.DATABASE_URL;
   delete env.INIT_CWD;
+  if (db.dataDir !== undefined) env.DATA_DIR = db.dataDir;
   if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, env }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
 }
+
+/** What every command that reached the data prints first on stderr: which database, and how. */
+const DATABASE_LINE = /^Database: [^\n]+\.\n/;
+/** stderr of a command that succeeded: the database line alone. */
+const ONLY_DATABASE_LINE = /^Database: [^\n]+\.\n$/;
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "stageline-cli-"));
@@ -159,9 +169,42 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ pid: process.pid, url: server.url, token: server.ctx.adminToken });
   });
 
+  it("says on stderr that it went through the running server, and which database that server uses", async () => {
+    const res = await runCli(["users", "list", "--company", companyId, "--json"], db());
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe(`Database: the embedded database in ${path.join(dataDir, "pglite")}, through the running server at ${server.url} (pid ${process.pid}).\n`);
+  });
+
+  it("run with another DATA_DIR than the server's, creates nothing there and exits 1 naming --init (issue 19 item 6)", async () => {
+    const elsewhere = path.join(tempDir(), "data");
+    const res = await runCli(["users", "create", "--company", companyId, "--email", "lost@acme.example", "--role", "owner"], { dataDir: elsewhere });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe("");
+    expect(res.stderr).toBe(
+      `Error: There is no Stageline database in ${path.join(elsewhere, "pglite")} (DATA_DIR=${elsewhere}), and no server is running there. ` +
+        `Run this command with the DATA_DIR (or DATABASE_URL) the server uses. To create a new, empty embedded database here, run it again with --init.\n`,
+    );
+    expect(fs.existsSync(elsewhere)).toBe(false);
+    expect(await server.ctx.prisma.user.count({ where: { email: "lost@acme.example" } })).toBe(0);
+    fs.rmSync(path.dirname(elsewhere), { recursive: true, force: true });
+  });
+
+  it("run without DATA_DIR, looks in ./data of the working directory, and refuses there too without creating it", async () => {
+    const cwd = tempDir();
+    try {
+      const res = await runCli(["companies", "create", "--name", "Lost"], { dataDir: undefined }, cwd);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`(DATA_DIR is not set, so the default ./data in ${cwd})`);
+      expect(res.stderr).toContain("--init");
+      expect(fs.readdirSync(cwd)).toEqual([]);
+    } finally {
+      fs.rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
   it("companies create --json prints only { id, name }, and the running server knows the company", async () => {
     const res = await runCli(["companies", "create", "--name", "Acme via server", "--json"], db());
-    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res).toMatchObject({ code: 0, stderr: expect.stringMatching(ONLY_DATABASE_LINE) });
     const company = CompanyCreatedSchema.strict().parse(JSON.parse(res.stdout));
     expect(company.name).toBe("Acme via server");
     expect(await server.ctx.prisma.company.findUnique({ where: { id: company.id } })).not.toBeNull();
@@ -276,7 +319,7 @@ describe("admin CLI while a server runs on the embedded database", () => {
 
   it("users create --json prints exactly { id, email, role, company_id, password }; the user signs in to the console", async () => {
     const res = await runCli(["users", "create", "--company", companyId, "--email", "Ada@Acme.Example", "--role", "owner", "--json"], db());
-    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res).toMatchObject({ code: 0, stderr: expect.stringMatching(ONLY_DATABASE_LINE) });
     const user = UserCreatedSchema.strict().parse(JSON.parse(res.stdout));
     expect(Object.keys(JSON.parse(res.stdout))).toEqual(["id", "email", "role", "company_id", "password"]);
     expect(user).toMatchObject({ email: "ada@acme.example", role: "owner", company_id: companyId });
@@ -323,7 +366,8 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(removed).toMatchObject({ code: 0, stdout: `Removed user member@acme.example (id ${member.id}).\n` });
     expect((await signInOverHttp(server.url, "member@acme.example", fresh.password)).status).toBe(401);
     const unknown = await runCli(["users", "remove", member.id], db());
-    expect(unknown).toMatchObject({ code: 1, stderr: `Error: User ${member.id} was not found.\n` });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.replace(DATABASE_LINE, "")).toBe(`Error: User ${member.id} was not found.\n`);
 
     const events = await server.ctx.prisma.auditEvent.findMany({ where: { companyId, actorType: "cli" }, orderBy: { createdAt: "asc" } });
     expect(events.map((e) => e.action)).toEqual(expect.arrayContaining(["api_key.created", "user.created", "user.password_reset", "user.removed"]));
@@ -358,9 +402,11 @@ describe("admin CLI with no server running", () => {
 
   it("opens the database itself; a key it creates authenticates once the server starts", async () => {
     const db = { dataDir, databaseUrl };
-    const company = CompanyCreatedSchema.strict().parse(JSON.parse((await runCli(["companies", "create", "--name", "Offline Co", "--json"], db)).stdout));
+    const first = await runCli(["companies", "create", "--name", "Offline Co", "--json", "--init"], db);
+    expect(first.stderr).toMatch(databaseUrl ? /^Database: the PostgreSQL database postgresql:\/\/[^\n]+, created now \(--init\)\.\n$/ : /^Database: the embedded database in [^\n]+, created now \(--init\)\.\n$/);
+    const company = CompanyCreatedSchema.strict().parse(JSON.parse(first.stdout));
     const keyRes = await runCli(["keys", "create", "--company", company.id, "--name", "Offline key", "--scopes", "items:read", "--json"], db);
-    expect(keyRes).toMatchObject({ code: 0, stderr: "" });
+    expect(keyRes).toMatchObject({ code: 0, stderr: expect.stringMatching(/^Database: [^\n]+, opened directly \(no server in between\)\.\n$/) });
     const created = KeyCreatedSchema.strict().parse(JSON.parse(keyRes.stdout));
     const file = path.join(dataDir, "sales.json");
     fs.writeFileSync(file, JSON.stringify(SALES_FILE));
@@ -379,6 +425,23 @@ describe("admin CLI with no server running", () => {
     }
   });
 
+  it("refuses a database that holds no Stageline schema unless given --init, and creates nothing then", async () => {
+    const empty = { dataDir: path.join(tempDir(), "data"), databaseUrl: testConfig().databaseUrl };
+    try {
+      const refused = await runCli(["keys", "list", "--company", "01900000-0000-7000-8000-000000000000"], empty);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(empty.databaseUrl ? /holds no Stageline schema.*--init\.\n$/ : /There is no Stageline database in .*--init\.\n$/);
+      // Nothing was created: the run with --init is the one that creates the database.
+      const init = await runCli(["keys", "list", "--company", "01900000-0000-7000-8000-000000000000", "--init"], empty);
+      expect(init.code).toBe(1); // the company is unknown, but the database now exists
+      expect(init.stderr).toMatch(/^Database: [^\n]+, created now \(--init\)\.\nError: Company 01900000-0000-7000-8000-000000000000 was not found\.\n$/);
+      const again = await runCli(["keys", "list", "--company", "01900000-0000-7000-8000-000000000000"], empty);
+      expect(again.stderr).toMatch(/^Database: [^\n]+, opened directly/);
+    } finally {
+      fs.rmSync(path.dirname(empty.dataDir), { recursive: true, force: true });
+    }
+  });
+
   it("ignores an admin.json left behind by a server that is no longer running", async () => {
     const deadPid = await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, ["-e", ""]);
@@ -387,7 +450,7 @@ describe("admin CLI with no server running", () => {
     const staleDir = tempDir();
     try {
       fs.writeFileSync(path.join(staleDir, "admin.json"), JSON.stringify({ pid: deadPid, url: "http://127.0.0.1:9", token: "stale" }));
-      const res = await runCli(["companies", "create", "--name", "After a crash", "--json"], { dataDir: staleDir });
+      const res = await runCli(["companies", "create", "--name", "After a crash", "--json", "--init"], { dataDir: staleDir });
       expect(res.code).toBe(0);
       expect(CompanyCreatedSchema.parse(JSON.parse(res.stdout)).name).toBe("After a crash");
     } finally {
@@ -399,7 +462,7 @@ describe("admin CLI with no server running", () => {
     const db = { dataDir, databaseUrl };
     const company = CompanyCreatedSchema.parse(JSON.parse((await runCli(["companies", "create", "--name", "Offline Users Co", "--json"], db)).stdout));
     const res = await runCli(["users", "create", "--company", company.id, "--email", "offline@acme.example", "--role", "admin", "--json"], db);
-    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(res).toMatchObject({ code: 0, stderr: expect.stringMatching(ONLY_DATABASE_LINE) });
     const user = UserCreatedSchema.strict().parse(JSON.parse(res.stdout));
     const list = await runCli(["users", "list", "--company", company.id, "--json"], db);
     expect(UserSummarySchema.array().parse(JSON.parse(list.stdout).users).map((u) => u.email)).toEqual(["offline@acme.example"]);
@@ -414,6 +477,6 @@ describe("admin CLI with no server running", () => {
   it("exits 1 for an unknown key id", async () => {
     const res = await runCli(["keys", "revoke", "01900000-0000-7000-8000-000000000000"], { dataDir, databaseUrl });
     expect(res.code).toBe(1);
-    expect(res.stderr).toBe("Error: API key 01900000-0000-7000-8000-000000000000 was not found.\n");
+    expect(res.stderr.replace(DATABASE_LINE, "")).toBe("Error: API key 01900000-0000-7000-8000-000000000000 was not found.\n");
   });
 });

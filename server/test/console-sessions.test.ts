@@ -5,11 +5,12 @@
  * and the audit log's keyset pagination.
  */
 import crypto from "node:crypto";
-import { signInOverHttp } from "./helpers/console-browser";
+import { acceptInviteOverHttp, signInOverHttp } from "./helpers/console-browser";
 import { createConsoleUser, type ConsoleUser } from "./helpers/console-browser";
 import { startTestServer, testConfig, type TestServer } from "./helpers/test-server";
 import { startServer } from "../src/server";
 import { listAudit, recordAudit } from "../src/services/audit-log";
+import { inviteUser } from "../src/services/users";
 import {
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
@@ -89,6 +90,25 @@ describe("sessions", () => {
     const page = await fetch(`${t.url}/console/keys`, { headers: { cookie: res.cookie!, "x-forwarded-proto": "https" }, redirect: "manual" });
     expect(page.status).toBe(200);
     expect(page.headers.getSetCookie().join("\n")).toMatch(/__Host-stageline\.csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax/);
+  });
+});
+
+describe("accepting an invitation in a browser that is signed in", () => {
+  it("ends the browser's previous session, as sign-in does (issue 19 item 4)", async () => {
+    const before = await signInOverHttp(t.url, owner.email, owner.password);
+    const { token } = await inviteUser(t.server.ctx.prisma, t.companyId, { email: "joiner@acme.example", role: "member" }, { actor: { type: "user", id: owner.id, email: owner.email } });
+    const accepted = await acceptInviteOverHttp(t.url, token, "violet harbor lantern quiz", before.cookie!);
+    expect(accepted.status).toBe(303);
+    const after = accepted.sessionCookie!;
+    expect(after).not.toBe(before.cookie);
+    // The owner's session is gone from the database, so its cookie no longer opens the console.
+    const ownerId = before.cookie!.slice("stageline.session=".length);
+    expect(await t.server.ctx.prisma.consoleSession.count({ where: { idHash: hashSessionId(decodeURIComponent(ownerId)) } })).toBe(0);
+    const old = await fetch(`${t.url}/console/keys`, { headers: { cookie: before.cookie! }, redirect: "manual" });
+    expect(old.status).toBe(303);
+    expect(old.headers.get("location")).toMatch(/\/console\/sign-in/);
+    const now = await fetch(`${t.url}/console/keys`, { headers: { cookie: after }, redirect: "manual" });
+    expect(now.status).toBe(200);
   });
 });
 

@@ -5,11 +5,12 @@
  * opens the database itself. Both paths run the same admin-service functions.
  */
 import fs from "node:fs";
+import path from "node:path";
 import type { z } from "zod";
 import { CompanyCreatedSchema, KeyCreatedSchema, KeySummarySchema, ProblemSchema } from "@stageline/shared";
 import { loadConfig } from "../config/config";
-import { openDatabase, type Database } from "../db/database";
-import { applyMigrations } from "../db/migrations";
+import { embeddedDatabaseExists, openDatabase, pgliteDirectory, type Database } from "../db/database";
+import { applyMigrations, hasMigrations } from "../db/migrations";
 import type { PrismaClient } from "../generated/prisma/client";
 import { DomainError } from "../services/errors";
 import { adminHandshakePath } from "../server";
@@ -40,6 +41,8 @@ export interface AdminConnection {
   via: "server" | "database";
   /** Where: the server URL, or the database (PostgreSQL URL without password, or the PGlite directory). */
   target: string;
+  /** Which database was used and how, as a phrase: "the embedded database in /abs/data/pglite, through ...". */
+  description: string;
   close(): Promise<void>;
 }
 
@@ -153,21 +156,67 @@ export function processIsAlive(pid: number): boolean {
 }
 
 /**
+ * Raised when the CLI finds no Stageline database where the environment points and `--init` was not given: it
+ * creates nothing then (issue 19 item 6: a CLI run without the server's DATA_DIR must not "succeed" in a new,
+ * unused database).
+ */
+export class NoDatabaseError extends Error {
+  override name = "NoDatabaseError";
+}
+
+/** Options of `connectAdmin`. */
+export interface ConnectOptions {
+  /** Create and migrate a new database when none exists there (`--init`). Default false: refuse. */
+  init?: boolean;
+}
+
+/** How DATA_DIR was chosen, for messages: `DATA_DIR=/abs` or `DATA_DIR is not set: ./data = /abs`. */
+function dataDirOrigin(env: NodeJS.ProcessEnv): string {
+  return env.DATA_DIR !== undefined ? `DATA_DIR=${env.DATA_DIR}` : `DATA_DIR is not set, so the default ./data in ${process.cwd()}`;
+}
+
+/**
  * Chooses the path (see the file comment) from the environment, as `npm start` reads it: with DATABASE_URL set,
  * always the database; otherwise the running server named by `${DATA_DIR:-./data}/admin.json` when its process is
- * alive, else the PGlite database in DATA_DIR (migrations are applied first, as the server does).
- * @throws when the database cannot be opened or migrated.
+ * alive, else the PGlite database in DATA_DIR. The database opened directly must already hold Stageline's schema
+ * (a server started on it, or an earlier `--init`); with `options.init` a missing one is created and every
+ * migration applied, as the server does at start. Pending migrations of an existing database are applied too.
+ * The connection's `description` says which database was used and how (the CLI prints it).
+ * @throws NoDatabaseError when there is no database and `init` is not set (nothing is created: no directory, no
+ * table); the driver's error when the database cannot be opened or migrated.
  */
-export async function connectAdmin(env: NodeJS.ProcessEnv = process.env): Promise<AdminConnection> {
+export async function connectAdmin(env: NodeJS.ProcessEnv = process.env, options: ConnectOptions = {}): Promise<AdminConnection> {
   const config = loadConfig(env);
+  const dataDir = path.resolve(config.dataDir);
   if (!config.databaseUrl) {
     const handshake = readHandshake(config.dataDir);
     if (handshake && processIsAlive(handshake.pid)) {
-      return { api: httpAdmin(handshake.url, handshake.token), via: "server", target: handshake.url, close: async () => undefined };
+      return {
+        api: httpAdmin(handshake.url, handshake.token),
+        via: "server",
+        target: handshake.url,
+        description: `the embedded database in ${pgliteDirectory(dataDir)}, through the running server at ${handshake.url} (pid ${handshake.pid})`,
+        close: async () => undefined,
+      };
+    }
+    if (!options.init && !embeddedDatabaseExists(dataDir)) {
+      throw new NoDatabaseError(
+        `There is no Stageline database in ${pgliteDirectory(dataDir)} (${dataDirOrigin(env)}), and no server is running there. ` +
+          `Run this command with the DATA_DIR (or DATABASE_URL) the server uses. To create a new, empty embedded database here, run it again with --init.`,
+      );
     }
   }
+  const where = config.databaseUrl ? `the PostgreSQL database ${redactUrl(config.databaseUrl)}` : `the embedded database in ${pgliteDirectory(dataDir)}`;
   const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  let created: boolean;
   try {
+    created = !(await hasMigrations(db));
+    if (created && !options.init) {
+      throw new NoDatabaseError(
+        `${where[0]!.toUpperCase()}${where.slice(1)} holds no Stageline schema (no migration was ever applied to it). ` +
+          `Run this command with the DATABASE_URL (or DATA_DIR) the server uses. To create the schema there, run it again with --init.`,
+      );
+    }
     await applyMigrations(db);
   } catch (err) {
     await db.close().catch(() => undefined);
@@ -177,6 +226,7 @@ export async function connectAdmin(env: NodeJS.ProcessEnv = process.env): Promis
     api: directAdmin(db.prisma),
     via: "database",
     target: config.databaseUrl ? redactUrl(config.databaseUrl) : config.dataDir,
+    description: created ? `${where}, created now (--init)` : `${where}, opened directly (no server in between)`,
     close: () => db.close(),
   };
 }

@@ -102,7 +102,7 @@ export function errorText(err: unknown, connection: AdminConnection | undefined)
   if (err instanceof ServerUnreachableError) {
     return `Error: ${message}\nIf that server has stopped, delete admin.json in its data directory (DATA_DIR) and run the command again.\n`;
   }
-  if (!connection && !(err instanceof Error && err.name === "CliError")) {
+  if (!connection && !(err instanceof Error && (err.name === "CliError" || err.name === "NoDatabaseError"))) {
     return `Error: Cannot open the database: ${message}\n`;
   }
   return `Error: ${message}\n`;

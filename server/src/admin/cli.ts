@@ -3,7 +3,11 @@
  * Arguments are parsed here (util.parseArgs); the work is done by the admin API (admin-api.ts), reached over the
  * running server or directly on the database (admin-client.ts). Output formats live in cli-output.ts.
  *
- * Exit codes: 0 success, 1 error (unknown id, invalid input, database or server unreachable), 2 usage error.
+ * Every command prints on stderr which database it used and whether through a running server. It opens only a
+ * database that already holds Stageline's schema; with `--init` it creates a new one (admin-client.ts `connectAdmin`).
+ *
+ * Exit codes: 0 success, 1 error (unknown id, invalid input, database or server unreachable, no database without
+ * `--init`), 2 usage error.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -57,6 +61,8 @@ export class CliError extends Error {
 }
 
 const PROGRAM = "npm run admin --";
+/** Options every command takes. `--init`: create the database when there is none (otherwise the CLI refuses). */
+const GLOBAL_OPTIONS = { init: { type: "boolean" } } as const;
 const json = { json: { type: "boolean" } } as const;
 const JSON_HELP = "  --json                 print the result as one JSON object on stdout";
 
@@ -320,7 +326,10 @@ export function mainHelp(): string {
     `Run "${PROGRAM} <command> --help" for the details of a command.`,
     "",
     "While a server runs on the embedded database in DATA_DIR (default ./data), commands go through it; otherwise",
-    "the CLI opens the database itself (DATABASE_URL for PostgreSQL, as for npm start).",
+    "the CLI opens the database itself (DATABASE_URL for PostgreSQL, as for npm start). Run it with the server's",
+    "DATA_DIR / DATABASE_URL: every command prints on stderr which database it used. It refuses (exit 1, nothing",
+    "created) where there is no Stageline database yet, unless given:",
+    "  --init                 create a new database there (any command)",
     "Exit codes: 0 success, 1 error, 2 usage error.",
     "",
   ].join("\n");
@@ -364,7 +373,7 @@ function parseCommand(argv: string[], io: CliIo): { command: Command; values: Va
   try {
     parsed = parseArgs({
       args: argv.slice(2),
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      options: { ...command.options, ...GLOBAL_OPTIONS, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }) as { values: Values; positionals: string[] };
@@ -429,7 +438,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let connection: AdminConnection | undefined;
   try {
     const loaded = command.load?.(values, io);
-    connection = await connectAdmin(io.env);
+    connection = await connectAdmin(io.env, { init: values.init === true });
+    // Which database, and whether through a running server: on stderr, so that --json output stays one object.
+    io.stderr(`Database: ${connection.description}.\n`);
     await command.run(connection.api, values, positionals, io, loaded);
     return 0;
   } catch (err) {

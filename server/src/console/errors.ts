@@ -5,6 +5,7 @@
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
+import { safeUrl } from "../logger";
 import { DomainError, domainError } from "../services/errors";
 import { renderPage } from "./views";
 
@@ -50,7 +51,7 @@ export function renderConsoleError(logger: Logger, ensureCsrfToken: (req: Reques
       status = (err as { status: number }).status;
       detail = status === 404 ? `There is no console page at ${req.originalUrl}.` : "The request was not understood.";
     } else {
-      logger.error({ err, method: req.method, url: req.originalUrl }, "console error");
+      logger.error({ err, method: req.method, url: safeUrl(req.originalUrl) }, "console error");
     }
     renderPage(req, res, "error", { title: TITLES[status] ?? TITLES[status >= 500 ? 500 : 400]!, detail, status }, status);
   };

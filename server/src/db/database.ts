@@ -40,11 +40,24 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
 }
 
+/** The directory PGlite keeps its files in for `dataDir` (`DATA_DIR/pglite`, absolute). */
+export function pgliteDirectory(dataDir: string): string {
+  return path.resolve(dataDir, "pglite");
+}
+
+/**
+ * True when an embedded (PGlite) database already exists in `dataDir` (its `PG_VERSION` file is there). Creates
+ * nothing: `openDatabase` on a `dataDir` without one would create a new, empty database.
+ */
+export function embeddedDatabaseExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(pgliteDirectory(dataDir), "PG_VERSION"));
+}
+
 async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const inMemory = dataDir === "memory://" || dataDir === "";
-  const dir = inMemory ? undefined : path.resolve(dataDir, "pglite");
+  const dir = inMemory ? undefined : pgliteDirectory(dataDir);
   if (dir) fs.mkdirSync(dir, { recursive: true });
   // pg_trgm: the GIN trigram index behind the items list's `q` filter (migration 20261123100001_item_list_filters).
   // The package exports "./contrib/*"; the repository's "node" module resolution reads no exports for types.

@@ -37,6 +37,18 @@ function migrationNames(dir: string): string[] {
 }
 
 /**
+ * True when the database `db` holds a Stageline schema: its migration bookkeeping table exists in `db.schema`. An
+ * empty database (a new PGlite directory, a PostgreSQL schema nothing was migrated into) answers false. Reads only.
+ */
+export async function hasMigrations(db: Database): Promise<boolean> {
+  const rows = await db.prisma.$queryRawUnsafe<{ present: boolean }[]>(
+    `SELECT EXISTS (SELECT 1 FROM information_schema.tables WHERE table_schema = $1 AND table_name = '_prisma_migrations') AS present`,
+    db.schema,
+  );
+  return rows[0]?.present === true;
+}
+
+/**
  * Applies every migration not yet recorded, in name order.
  * @returns the names of the migrations applied by this call.
  * @throws when a migration fails (its transaction is rolled back) or an applied migration's file was edited.

@@ -1,4 +1,5 @@
 /** Data access for console users (table `users`) and their invitations (table `invites`). */
+import type { Prisma } from "../generated/prisma/client";
 import type { Queryable } from "./companies";
 
 /** Every user of a company, oldest first. */
@@ -40,6 +41,18 @@ export function setRole(db: Queryable, id: string, role: string) {
 /** Deletes a user (their sessions go with them, ON DELETE CASCADE). */
 export function deleteUser(db: Queryable, id: string) {
   return db.user.delete({ where: { id } });
+}
+
+/**
+ * Locks company `companyId`'s row `FOR NO KEY UPDATE` until the end of transaction `tx`, and returns whether the
+ * company exists. Every change that can take away an owner (demote, remove) takes this lock first and only then
+ * reads the user and counts the owners, so two such changes in one company run one after another and the second
+ * counts what the first left (issue 19 item 5). The lock does not conflict with the `FOR KEY SHARE` that writes of
+ * items, tasks and keys take on the company row (db/companies.ts `lockedCompanyCte`), so they are not held up.
+ */
+export async function lockCompanyForOwnerChange(tx: Prisma.TransactionClient, companyId: string): Promise<boolean> {
+  const rows = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM companies WHERE id = ${companyId} FOR NO KEY UPDATE`;
+  return rows.length === 1;
 }
 
 /** How many owners company `companyId` has. */

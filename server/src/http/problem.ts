@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler, Response } from "express";
 import { PROBLEM_CONTENT_TYPE, createProblem } from "@stageline/shared";
 import type { Logger } from "pino";
+import { safeUrl } from "../logger";
 import { DomainError, domainError } from "../services/errors";
 
 /** Writes `err` as a problem response with the status of its code. */
@@ -37,7 +38,7 @@ export function renderProblem(logger: Logger): ErrorRequestHandler {
     if (typeof status === "number" && status >= 400 && status < 500 && (err as { expose?: unknown }).expose !== false) {
       return sendProblem(res, domainError("validation_failed", `The request could not be read: ${(err as Error).message}.`));
     }
-    logger.error({ err, method: req.method, url: req.originalUrl }, "unhandled error");
+    logger.error({ err, method: req.method, url: safeUrl(req.originalUrl) }, "unhandled error");
     return sendProblem(res, domainError("internal", "Something went wrong on our side. Please try again."));
   };
 }

@@ -1,15 +1,11 @@
 /**
  * Console passwords: argon2id (RFC 9106) through @node-rs/argon2 with the OWASP Password Storage Cheat Sheet's
- * minimum parameters (m = 19 MiB, t = 2, p = 1). Passwords are at least 12 characters (NIST SP 800-63B allows
- * long passphrases; the upper bound only stops hashing megabytes). A password is never logged or stored in clear.
+ * minimum parameters (m = 19 MiB, t = 2, p = 1). Which passwords are acceptable is password-policy.ts. A password is
+ * never logged or stored in clear.
  */
 import crypto from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
-
-/** Shortest accepted password, in characters. */
-export const PASSWORD_MIN_LENGTH = 12;
-/** Longest accepted password, in characters. */
-export const PASSWORD_MAX_LENGTH = 256;
+import { passwordProblem } from "./password-policy";
 
 const ARGON2_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
@@ -47,14 +43,14 @@ export async function verifyAgainstDummy(password: string): Promise<false> {
   return false;
 }
 
-/** A random 20-character password (120 bits, base64url) for `users create` / `reset-password` and the demo owner. */
+/**
+ * A random 20-character password (120 bits, base64url) for `users create` / `reset-password` and the demo owner.
+ * Like every password that is set, it goes through the password policy (a random draw that looks guessable, which
+ * practically never happens, is drawn again).
+ */
 export function generatePassword(): string {
-  return crypto.randomBytes(15).toString("base64url");
-}
-
-/** Why `password` is not acceptable, or null when it is. */
-export function passwordProblem(password: string): string | null {
-  if (password.length < PASSWORD_MIN_LENGTH) return `The password must be at least ${PASSWORD_MIN_LENGTH} characters long.`;
-  if (password.length > PASSWORD_MAX_LENGTH) return `The password must be at most ${PASSWORD_MAX_LENGTH} characters long.`;
-  return null;
+  for (;;) {
+    const password = crypto.randomBytes(15).toString("base64url");
+    if (passwordProblem(password) === null) return password;
+  }
 }

@@ -12,7 +12,8 @@ import { parseInput } from "@stageline/shared";
 import { domainError, notFound } from "./errors";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { requireCompany } from "./companies";
-import { generatePassword, hashPassword, passwordProblem } from "./passwords";
+import { passwordProblem } from "./password-policy";
+import { generatePassword, hashPassword } from "./passwords";
 
 /** The roles, most powerful first. */
 export const ROLES = ["owner", "admin", "member"] as const;
@@ -58,16 +59,16 @@ export const UserCreateSchema = z.object({ company_id: z.string().min(1), email:
 export const InviteSchema = z.object({ email: emailField, role: roleField });
 /** Body that changes a role: `{ role }`. */
 export const RoleChangeSchema = z.object({ role: roleField });
-/** Body that accepts an invitation: `{ password, password_confirmation }`. */
-export const AcceptInviteSchema = z
-  .object({ password: z.string({ error: "Enter a password." }), password_confirmation: z.string().optional() })
-  .superRefine((value, ctx) => {
-    const why = passwordProblem(value.password);
-    if (why) ctx.addIssue({ code: "custom", path: ["password"], message: why });
-    else if (value.password_confirmation !== undefined && value.password_confirmation !== value.password) {
-      ctx.addIssue({ code: "custom", path: ["password_confirmation"], message: "The passwords do not match." });
-    }
-  });
+/** Body that accepts an invitation: `{ password, password_confirmation }` (the policy is checked by `acceptInvite`). */
+export const AcceptInviteSchema = z.object({
+  password: z.string({ error: "Enter a password." }).max(4096, { error: "The password is too long." }),
+  password_confirmation: z.string().max(4096, { error: "The password is too long." }).optional(),
+});
+
+/** 400 `validation_failed` with one error on `path`. */
+function invalidField(path: string, message: string) {
+  return domainError("validation_failed", `The request body is invalid (${path}).`, { errors: [{ path, message }] });
+}
 
 /** Lower-cases and trims an email as it is stored. */
 export function normalizeEmail(email: string): string {
@@ -79,9 +80,7 @@ function toSummary(row: { id: string; email: string; role: string; companyId: st
 }
 
 function emailTaken(email: string) {
-  return domainError("validation_failed", `The request body is invalid (email).`, {
-    errors: [{ path: "email", message: `${email} already has a Stageline account.` }],
-  });
+  return invalidField("email", `${email} already has a Stageline account.`);
 }
 
 /**
@@ -135,29 +134,52 @@ function lastOwner(email: string, what: string) {
 }
 
 /**
- * Changes a user's role (body `{ role }`) and records `user.role_changed`. The last owner cannot be demoted.
+ * Runs `fn` on user `userId` (within `by.companyId` when set) in one transaction that first locks the user's company
+ * (db/users.ts `lockCompanyForOwnerChange`), so that the owner count `fn` reads holds until it commits: two owners
+ * demoting or removing each other at once cannot leave the company without one (issue 19 item 5).
+ * @throws DomainError 404 `not_found` (user, also when it is removed meanwhile); what `fn` throws.
+ */
+async function withOwnersLocked<T>(db: Queryable, userId: string, by: UserManager, fn: (tx: Queryable, user: Awaited<ReturnType<typeof requireUser>>) => Promise<T>): Promise<T> {
+  const found = await requireUser(db, userId, by.companyId);
+  return inTransaction(db, async (tx) => {
+    await users.lockCompanyForOwnerChange(tx, found.companyId);
+    return fn(tx, await requireUser(tx, userId, by.companyId));
+  });
+}
+
+/** Whether `user` is the only owner of its company (read under `withOwnersLocked`). */
+async function isLastOwner(tx: Queryable, user: { role: string; companyId: string }): Promise<boolean> {
+  return user.role === "owner" && (await users.countOwners(tx, user.companyId)) <= 1;
+}
+
+/**
+ * Changes a user's role (body `{ role }`) and records `user.role_changed`, in one transaction with the company locked.
+ * The last owner cannot be demoted, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
  */
 export async function changeRole(db: Queryable, userId: string, body: unknown, by: UserManager): Promise<UserSummary> {
   const { role } = parseInput(RoleChangeSchema, body);
-  const before = await requireUser(db, userId, by.companyId);
-  if (before.role === role) return toSummary(before);
-  if (before.role === "owner" && (await users.countOwners(db, before.companyId)) <= 1) throw lastOwner(before.email, "demoted");
-  const row = await users.setRole(db, userId, role);
-  await auditUser(db, by, "user.role_changed", row, { from: before.role, to: row.role });
-  return toSummary(row);
+  return withOwnersLocked(db, userId, by, async (tx, before) => {
+    if (before.role === role) return toSummary(before);
+    if (await isLastOwner(tx, before)) throw lastOwner(before.email, "demoted");
+    const row = await users.setRole(tx, userId, role);
+    await auditUser(tx, by, "user.role_changed", row, { from: before.role, to: row.role });
+    return toSummary(row);
+  });
 }
 
 /**
- * Removes a user (their sessions end with them) and records `user.removed`. The last owner cannot be removed.
+ * Removes a user (their sessions end with them) and records `user.removed`, in one transaction with the company
+ * locked. The last owner cannot be removed, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (last owner); 404 `not_found` (user).
  */
 export async function removeUser(db: Queryable, userId: string, by: UserManager): Promise<UserSummary> {
-  const row = await requireUser(db, userId, by.companyId);
-  if (row.role === "owner" && (await users.countOwners(db, row.companyId)) <= 1) throw lastOwner(row.email, "removed");
-  await users.deleteUser(db, userId);
-  await auditUser(db, by, "user.removed", row, { role: row.role });
-  return toSummary(row);
+  return withOwnersLocked(db, userId, by, async (tx, row) => {
+    if (await isLastOwner(tx, row)) throw lastOwner(row.email, "removed");
+    await users.deleteUser(tx, userId);
+    await auditUser(tx, by, "user.removed", row, { role: row.role });
+    return toSummary(row);
+  });
 }
 
 /**
@@ -237,12 +259,20 @@ export async function findOpenInvite(db: Queryable, token: string, now: Date = n
 
 /**
  * Accepts an invitation: creates the user with the chosen password (body `{ password, password_confirmation }`),
- * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once.
- * @returns the new user. @throws DomainError 400 `validation_failed` (password); 404 `not_found` (link).
+ * marks the link used and records `user.joined`. Runs in one transaction, so a link is used at most once. The password
+ * must pass the password policy (password-policy.ts, with the invitee's email and company name as what they are
+ * known by), then match its confirmation.
+ * @returns the new user. @throws DomainError 400 `validation_failed` (password, with the policy's reason on
+ * `password`; confirmation on `password_confirmation`); 404 `not_found` (link).
  */
 export async function acceptInvite(db: Queryable, token: string, body: unknown, ip: string | null, now: Date = new Date()): Promise<UserSummary> {
   const input = parseInput(AcceptInviteSchema, body);
   const invite = await findOpenInvite(db, token, now);
+  const why = passwordProblem(input.password, { email: invite.email, companyName: invite.companyName });
+  if (why) throw invalidField("password", why);
+  if (input.password_confirmation !== undefined && input.password_confirmation !== input.password) {
+    throw invalidField("password_confirmation", "The passwords do not match.");
+  }
   const passwordHash = await hashPassword(input.password);
   const row = await inTransaction(db, async (tx) => {
     if (!(await users.markInviteAccepted(tx, invite.id, now))) await findOpenInvite(tx, token, new Date(0));

@@ -178,6 +178,31 @@ export async function signInOverHttp(baseUrl: string, email: string, password: s
   return { status: res.status, cookie: session ? session.split(";")[0]! : null };
 }
 
+/**
+ * Opens the invitation link of `token` and accepts it with `password` (typed twice), as a browser would, over plain
+ * HTTP; `cookie` is a session this browser already has (sent with both requests), if any.
+ * @returns the POST's status (303 joined, 400 refused, 404 link not valid), its HTML, the session cookie it set
+ * (`stageline.session=...`, or null), and the CSRF cookie and token the form carried.
+ */
+export async function acceptInviteOverHttp(
+  baseUrl: string,
+  token: string,
+  password: string,
+  cookie?: string,
+): Promise<{ status: number; text: string; sessionCookie: string | null; csrfCookie: string; csrfToken: string }> {
+  const page = await fetch(`${baseUrl}/console/invite/${token}`, { headers: cookie ? { cookie } : {} });
+  const csrfCookie = page.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  const csrfToken = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+  const res = await fetch(`${baseUrl}/console/invite/${token}`, {
+    method: "POST",
+    headers: { cookie: [cookie, csrfCookie].filter(Boolean).join("; "), origin: baseUrl, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ _csrf: csrfToken, password, password_confirmation: password }),
+    redirect: "manual",
+  });
+  const session = res.headers.getSetCookie().find((c) => /^(__Host-)?stageline\.session=/.test(c));
+  return { status: res.status, text: await res.text(), sessionCookie: session ? session.split(";")[0]! : null, csrfCookie, csrfToken };
+}
+
 /** What `useConsoleTestServer` gives a test file once its beforeAll has run. */
 export interface ConsoleTestEnv {
   t: TestServer;

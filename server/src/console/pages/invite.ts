@@ -1,12 +1,13 @@
 /**
  * Accepting an invitation (public: the invitee has no account yet). GET /invite/:token shows the form to choose a
  * password; POST creates the user (services/users.ts `acceptInvite`: the link works once, for 7 days) and signs
- * them in. An unknown, used or expired link is a 404 page.
+ * them in. As at sign-in, a session this browser already had (another user's) ends first, so no one stays signed in
+ * as someone else behind the new user. An unknown, used or expired link is a 404 page.
  */
 import { Router, type Request, type Response } from "express";
 import type { AppContext } from "../../context";
-import { signIn } from "../../services/console-sessions";
-import { PASSWORD_MIN_LENGTH } from "../../services/passwords";
+import { signIn, signOut } from "../../services/console-sessions";
+import { PASSWORD_MIN_LENGTH } from "../../services/password-policy";
 import { acceptInvite, findOpenInvite } from "../../services/users";
 import { formErrors, type FieldError } from "../forms";
 import { clientIp } from "../request";
@@ -41,6 +42,8 @@ export function inviteRouter(ctx: AppContext): Router {
     } catch (err) {
       return renderInvite(req, res, invite, formErrors(err, { password: "password", password_confirmation: "password_confirmation" }, "password"));
     }
+    // A new session id for the new user; a previous session of this browser ends (as at sign-in: no fixation).
+    if (req.consoleSession) await signOut(ctx.prisma, req.consoleSession.idHash);
     const session = await signIn(ctx.prisma, { email: invite.email, password, ip: clientIp(req) });
     if (session) setSessionCookie(req, res, session.sessionId);
     res.redirect(303, session ? "/console/" : "/console/sign-in");
