@@ -166,7 +166,7 @@ describe("turning off, reset and the company requirement", () => {
     expect(await auditActions(user.id)).toContain("two_factor.disabled");
   });
 
-  it("lets an owner require it only with their own on; then nobody turns theirs off; an owner or the CLI resets", async () => {
+  it("lets an owner change the requirement only with their own on; then nobody turns theirs off; an owner or the CLI resets", async () => {
     const company = await createCompany(db(), { name: `Requirement ${Date.now()}` });
     const owner = await createConsoleUser(t, "owner", company.id);
     const member = await createConsoleUser(t, "member", company.id);
@@ -179,6 +179,11 @@ describe("turning off, reset and the company requirement", () => {
       code: "validation_failed",
     });
     expect((await twoFactorStatus(db(), owner.id)).enabled).toBe(true);
+
+    // An owner without two-factor sign-in cannot turn the requirement off either.
+    const owner2 = await createConsoleUser(t, "owner", company.id);
+    await expect(setCompanyTwoFactorRequirement(db(), company.id, false, by(owner2))).rejects.toMatchObject({ code: "validation_failed" });
+    expect((await twoFactorStatus(db(), owner2.id)).companyRequires).toBe(true);
 
     await enable(member);
     await signIn(db(), { email: member.email, password: member.password, ip: null });

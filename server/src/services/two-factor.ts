@@ -295,8 +295,8 @@ export async function resetTwoFactor(db: Queryable, userId: string, by: TwoFacto
 
 /**
  * Sets company `companyId`'s "require two-factor sign-in for everyone" (owners) and records
- * `company.two_factor_requirement_changed`. Turning it on needs the owner's own two-factor sign-in to be on (so the
- * owner cannot lock the company out of its own setting).
+ * `company.two_factor_requirement_changed`. Changing it needs the owner's own two-factor sign-in to be on: turning it
+ * on cannot lock the owner out, and an owner signed in with a password alone (say, after a reset) cannot turn it off.
  * @throws DomainError 400 `validation_failed` on `require_two_factor`.
  */
 export async function setCompanyTwoFactorRequirement(
@@ -307,7 +307,7 @@ export async function setCompanyTwoFactorRequirement(
 ): Promise<void> {
   const owner = await requireTwoFactorUser(db, by.actor.id);
   if (owner.companyId !== companyId) throw notFound("Company", companyId);
-  if (required && !owner.totpEnabledAt) {
+  if (!owner.totpEnabledAt) {
     throw domainError("validation_failed", "The request body is invalid (require_two_factor).", {
       errors: [{ path: "require_two_factor", message: "Turn on two-factor sign-in for yourself first." }],
     });
