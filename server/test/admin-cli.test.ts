@@ -11,7 +11,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CompanyCreatedSchema, KeyCreatedSchema, KeySummarySchema, SCOPES } from "@stageline/shared";
-import { ImportedPipelineSchema, UserCreatedSchema, UserSummarySchema } from "../src/admin/admin-api";
+import { ImportedPipelineSchema, TwoFactorResetSchema, UserCreatedSchema, UserSummarySchema } from "../src/admin/admin-api";
+import { beginSetup, confirmSetup, pendingSetup, twoFactorStatus } from "../src/services/two-factor";
+import { Secret, TOTP } from "otpauth";
 import { signInOverHttp } from "./helpers/console-browser";
 import { startServer, type RunningServer } from "../src/server";
 import { testConfig } from "./helpers/test-server";
@@ -84,6 +86,7 @@ describe("admin CLI usage", () => {
       "users create",
       "users list",
       "users reset-password",
+      "users reset-2fa",
       "users remove",
       "pipelines import",
     ]) {
@@ -101,6 +104,7 @@ describe("admin CLI usage", () => {
     ["users", "create"],
     ["users", "list"],
     ["users", "reset-password"],
+    ["users", "reset-2fa"],
     ["users", "remove"],
     ["pipelines", "import"],
   ])("prints help for %s %s and exits 0", async (group, name) => {
@@ -373,6 +377,29 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(events.map((e) => e.action)).toEqual(expect.arrayContaining(["api_key.created", "user.created", "user.password_reset", "user.removed"]));
     expect(events.every((e) => e.actorLabel === "cli")).toBe(true);
     expect(JSON.stringify(events)).not.toContain(fresh.password);
+  });
+
+  it("users reset-2fa turns off a user's two-factor sign-in, ends their sessions and is audited as cli", async () => {
+    const prisma = server.ctx.prisma;
+    const created = UserCreatedSchema.parse(JSON.parse((await runCli(["users", "create", "--company", companyId, "--email", "lost@acme.example", "--role", "admin", "--json"], db())).stdout));
+    await beginSetup(prisma, created.id);
+    const { secret } = (await pendingSetup(prisma, created.id))!;
+    const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
+    await confirmSetup(prisma, created.id, code, { actor: { type: "cli" } });
+    expect((await signInOverHttp(server.url, created.email, created.password)).status).toBe(303); // pending the second step
+    expect(await prisma.consoleSession.count({ where: { userId: created.id } })).toBe(1);
+
+    const res = await runCli(["users", "reset-2fa", created.id, "--json"], db());
+    expect(res).toMatchObject({ code: 0, stderr: "" });
+    expect(TwoFactorResetSchema.strict().parse(JSON.parse(res.stdout))).toEqual({ id: created.id, email: "lost@acme.example", company_id: companyId });
+    expect((await twoFactorStatus(prisma, created.id)).enabled).toBe(false);
+    expect(await prisma.consoleSession.count({ where: { userId: created.id } })).toBe(0);
+    const text = await runCli(["users", "reset-2fa", created.id], db());
+    expect(text.stdout).toBe(`Reset two-factor sign-in of lost@acme.example (id ${created.id}); their sessions ended.\n`);
+    const unknown = await runCli(["users", "reset-2fa", "00000000-0000-7000-8000-000000000000"], db());
+    expect(unknown.code).toBe(1);
+    const resets = await prisma.auditEvent.findMany({ where: { targetId: created.id, action: "two_factor.reset" } });
+    expect(resets.map((e) => e.actorLabel)).toEqual(["cli", "cli"]);
   });
 
   it("goes through the server: an admin.json with a wrong token makes the command fail", async () => {

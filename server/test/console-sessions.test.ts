@@ -41,7 +41,14 @@ describe("sessions", () => {
     expect(row.idHash).toBe(crypto.createHash("sha256").update(result.sessionId).digest("hex"));
     expect(await t.server.ctx.prisma.consoleSession.findUnique({ where: { idHash: result.sessionId } })).toBeNull();
     const session = await resolveSession(t.server.ctx.prisma, result.sessionId);
-    expect(session?.user).toEqual({ id: owner.id, email: owner.email, role: "owner", company: { id: t.companyId, name: "Acme Test" } });
+    expect(session?.user).toEqual({
+      id: owner.id,
+      email: owner.email,
+      role: "owner",
+      twoFactorEnabled: false,
+      company: { id: t.companyId, name: "Acme Test", requireTwoFactor: false },
+    });
+    expect(session?.secondFactorPending).toBe(false);
   });
 
   it("ends a session after 12 hours without a request, and a used one after 7 days", async () => {

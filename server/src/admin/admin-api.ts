@@ -16,6 +16,7 @@
  * | listUsers       | GET   /admin/companies/{id}/users             |                               | 200 UserSummary[]   |
  * | resetPassword   | POST  /admin/users/{id}/reset-password        |                               | 200 UserCreated     |
  * | removeUser      | DELETE /admin/users/{id}                      |                               | 200 UserSummary     |
+ * | resetTwoFactor  | POST  /admin/users/{id}/reset-two-factor      |                               | 200 TwoFactorReset  |
  *
  * Errors are problem+json bodies (CONTRACT "Errors"); a missing or wrong admin token is 401.
  */
@@ -54,6 +55,7 @@ export const adminPaths = {
   companyUsers: (companyId: string) => `/companies/${encodeURIComponent(companyId)}/users`,
   user: (userId: string) => `/users/${encodeURIComponent(userId)}`,
   userResetPassword: (userId: string) => `/users/${encodeURIComponent(userId)}/reset-password`,
+  userResetTwoFactor: (userId: string) => `/users/${encodeURIComponent(userId)}/reset-two-factor`,
 };
 
 /** A console user as the admin API lists it (never the password or its hash). */
@@ -75,6 +77,11 @@ export const UserCreatedSchema = z.object({
 });
 /** Answer of `users create` and `users reset-password`. */
 export type UserCreated = z.infer<typeof UserCreatedSchema>;
+
+/** Answer of `users reset-2fa`: the user whose two-factor sign-in was reset. */
+export const TwoFactorResetSchema = z.object({ id: z.string(), email: z.string(), company_id: z.string() });
+/** Answer of `users reset-2fa`. */
+export type TwoFactorReset = z.infer<typeof TwoFactorResetSchema>;
 
 /** Answer of a subscription change. */
 export const CompanySubscriptionSchema: z.ZodType<CompanySubscription> = z.object({
@@ -115,4 +122,5 @@ export interface AdminApi {
   listUsers(companyId: string): Promise<UserSummary[]>;
   resetPassword(userId: string): Promise<UserCreated>;
   removeUser(userId: string): Promise<UserSummary>;
+  resetTwoFactor(userId: string): Promise<TwoFactorReset>;
 }

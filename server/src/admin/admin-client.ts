@@ -20,6 +20,7 @@ import {
   CompanySubscriptionSchema,
   ImportedPipelineSchema,
   PipelineArchiveStateSchema,
+  TwoFactorResetSchema,
   UserCreatedSchema,
   UserSummarySchema,
   adminPaths,
@@ -62,6 +63,7 @@ export function directAdmin(prisma: PrismaClient): AdminApi {
     listUsers: (companyId) => admin.listUsers(prisma, companyId),
     resetPassword: (userId) => admin.resetPassword(prisma, userId),
     removeUser: (userId) => admin.removeUser(prisma, userId),
+    resetTwoFactor: (userId) => admin.resetTwoFactor(prisma, userId),
   };
 }
 
@@ -122,6 +124,7 @@ export function httpAdmin(baseUrl: string, token: string, timeoutMs = 30_000): A
     listUsers: (companyId) => call("GET", adminPaths.companyUsers(companyId), UserSummarySchema.array()),
     resetPassword: (userId) => call("POST", adminPaths.userResetPassword(userId), UserCreatedSchema),
     removeUser: (userId) => call("DELETE", adminPaths.user(userId), UserSummarySchema),
+    resetTwoFactor: (userId) => call("POST", adminPaths.userResetTwoFactor(userId), TwoFactorResetSchema),
   };
 }
 

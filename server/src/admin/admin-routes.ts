@@ -13,7 +13,7 @@ import type { CompanySubscription } from "../services/companies";
 import type { ImportedPipeline } from "../services/pipeline-import";
 import type { PipelineArchiveState } from "../services/pipeline-archive";
 import type { UserSummary } from "../services/users";
-import { ADMIN_TOKEN_HEADER, type UserCreated } from "./admin-api";
+import { ADMIN_TOKEN_HEADER, type TwoFactorReset, type UserCreated } from "./admin-api";
 import * as admin from "./admin-service";
 
 /** True when `given` equals `expected`, compared in constant time (on SHA-256 digests, so lengths may differ). */
@@ -99,6 +99,11 @@ export function adminRouter(ctx: AppContext): Router {
 
   router.post("/users/:userId/reset-password", async (req, res) => {
     const body: UserCreated = await admin.resetPassword(ctx.prisma, req.params.userId!);
+    res.json(body);
+  });
+
+  router.post("/users/:userId/reset-two-factor", async (req, res) => {
+    const body: TwoFactorReset = await admin.resetTwoFactor(ctx.prisma, req.params.userId!);
     res.json(body);
   });
 

@@ -11,7 +11,8 @@ import * as apiKeys from "../services/api-keys";
 import { CLI_ACTOR } from "../services/audit-log";
 import * as users from "../services/users";
 import type { UserSummary } from "../services/users";
-import type { UserCreated } from "./admin-api";
+import * as twoFactor from "../services/two-factor";
+import type { TwoFactorReset, UserCreated } from "./admin-api";
 import * as companies from "../services/companies";
 import type { CompanySubscription } from "../services/companies";
 import * as pipelines from "../services/pipeline-import";
@@ -120,6 +121,15 @@ export function listUsers(prisma: PrismaClient, companyId: string): Promise<User
  */
 export async function resetPassword(prisma: PrismaClient, userId: string): Promise<UserCreated> {
   return withPassword(await users.resetPassword(prisma, userId, { actor: CLI_ACTOR }));
+}
+
+/**
+ * Resets a user's two-factor sign-in (services/two-factor.ts `resetTwoFactor`): forgets the secret and recovery
+ * codes and ends the user's sessions; audited as the CLI.
+ * @returns `{ id, email, company_id }`. @throws 404 `not_found` (user).
+ */
+export function resetTwoFactor(prisma: PrismaClient, userId: string): Promise<TwoFactorReset> {
+  return twoFactor.resetTwoFactor(prisma, userId, { actor: CLI_ACTOR });
 }
 
 /** Removes a user (not the company's last owner). @throws 400 `validation_failed` (last owner); 404 `not_found`. */

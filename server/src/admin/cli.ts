@@ -245,6 +245,25 @@ const COMMANDS: Command[] = [
   },
   {
     group: "users",
+    name: "reset-2fa",
+    args: "USER_ID [--json]",
+    summary: "Reset a user's two-factor sign-in and sign them out",
+    help: [
+      "Turns off the user's two-factor sign-in (forgets the authenticator secret and the recovery codes) and ends the",
+      "user's console sessions; for a user who lost both. They set it up again (at once when the company requires it).",
+      "",
+      "Options:",
+      JSON_HELP + ': {"id","email","company_id"}',
+    ].join("\n"),
+    options: { ...json },
+    positionals: ["USER_ID"],
+    run: async (api, values, [userId], io) => {
+      const user = await api.resetTwoFactor(userId!);
+      io.stdout(values.json ? output.asJson(user) : `Reset two-factor sign-in of ${user.email} (id ${user.id}); their sessions ended.\n`);
+    },
+  },
+  {
+    group: "users",
     name: "remove",
     args: "USER_ID [--json]",
     summary: "Remove a console user (not the company's last owner)",

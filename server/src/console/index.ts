@@ -5,7 +5,9 @@
  * Order of the middleware (each line below runs for every console request):
  * helmet + no-store → cookies, form bodies (urlencoded, 64 KiB) → static assets → Origin check (POST) →
  * session (the signed-in user and company on the request) → CSRF token check (POST) and a fresh token for forms →
- * public pages (sign-in, invitation) → sign-in guard → the sections → 404 → HTML error page.
+ * public pages (sign-in and its second step, invitation) → sign-in guard (a session pending its second factor is not
+ * signed in) → the two-factor page → the two-factor setup guard (when the company requires it) → the sections → 404
+ * → HTML error page.
  */
 import express, { Router } from "express";
 import cookieParser from "cookie-parser";
@@ -18,9 +20,10 @@ import { keysRouter } from "./pages/keys";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { signInRouter } from "./pages/sign-in";
 import { teamRouter } from "./pages/team";
+import { secondStepRouter, twoFactorRouter } from "./pages/two-factor";
 import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
-import { loadSession, requireSignedIn } from "./session";
+import { loadSession, requireSignedIn, requireTwoFactorSetUp } from "./session";
 import { ASSETS_DIR } from "./views";
 
 /** Builds the /console router. */
@@ -49,8 +52,11 @@ export function consoleRouter(ctx: AppContext): Router {
   });
 
   router.use(signInRouter(ctx));
+  router.use(secondStepRouter(ctx));
   router.use(inviteRouter(ctx));
   router.use(requireSignedIn);
+  router.use(twoFactorRouter(ctx));
+  router.use(requireTwoFactorSetUp);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));

@@ -18,6 +18,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/pipelines", label: "Pipelines", minRole: "member" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
+  { href: "/two-factor", label: "Two-factor sign-in", minRole: "member" },
 ];
 
 /** The entries `role` may see, `current` marking the one whose path starts the request path. */

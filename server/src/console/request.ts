@@ -13,6 +13,11 @@ declare global {
     interface Request {
       /** The console session of this request (set by console/session.ts `loadSession`), when signed in. */
       consoleSession?: ConsoleSession & { rawId: string };
+      /**
+       * A session past the password step that still needs the second factor (console/session.ts `loadSession`).
+       * It is not signed in: it reaches the second-step page and sign-out, nothing else.
+       */
+      pendingSignIn?: { idHash: string; rawId: string; user: ConsoleSession["user"] };
     }
   }
 }

@@ -70,13 +70,14 @@ export interface CsrfKit {
 
 /**
  * Builds the CSRF protection. `getSecret` returns the HMAC key (console-sessions.ts `consoleCsrfSecret`, loaded
- * before this runs); the token is bound to the session (its id hash), or to "" before sign-in.
+ * before this runs); the token is bound to the session (its id hash; a session pending its second factor too), or to
+ * "" before sign-in.
  */
 export function csrfKit(getSecret: () => string): CsrfKit {
   const make = (secure: boolean) =>
     doubleCsrf({
       getSecret,
-      getSessionIdentifier: (req) => req.consoleSession?.idHash ?? "",
+      getSessionIdentifier: (req) => req.consoleSession?.idHash ?? req.pendingSignIn?.idHash ?? "",
       cookieName: secure ? "__Host-stageline.csrf" : "stageline.csrf",
       cookieOptions: { sameSite: "lax", path: "/", secure, httpOnly: true },
       getCsrfTokenFromRequest: (req) => (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD] as string | undefined,

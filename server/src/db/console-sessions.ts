@@ -4,9 +4,16 @@ import type { Queryable } from "./companies";
 import { query } from "./sql";
 
 /** Stores a new session for `userId`. */
-export function insertSession(db: Queryable, data: { idHash: string; userId: string; now: Date; expiresAt: Date }) {
+export function insertSession(db: Queryable, data: { idHash: string; userId: string; now: Date; expiresAt: Date; secondFactorPending?: boolean }) {
   return db.consoleSession.create({
-    data: { idHash: data.idHash, userId: data.userId, createdAt: data.now, lastSeenAt: data.now, expiresAt: data.expiresAt },
+    data: {
+      idHash: data.idHash,
+      userId: data.userId,
+      createdAt: data.now,
+      lastSeenAt: data.now,
+      expiresAt: data.expiresAt,
+      secondFactorPending: data.secondFactorPending ?? false,
+    },
   });
 }
 
@@ -16,7 +23,8 @@ export interface SessionWithUser {
   lastSeenAt: Date;
   expiresAt: Date;
   flash: unknown;
-  user: { id: string; email: string; role: string; company: { id: string; name: string } };
+  secondFactorPending: boolean;
+  user: { id: string; email: string; role: string; twoFactorEnabled: boolean; company: { id: string; name: string; requireTwoFactor: boolean } };
 }
 
 /**
@@ -30,6 +38,9 @@ export async function findSession(prisma: PrismaClient, idHash: string): Promise
     last_seen_at: Date;
     expires_at: Date;
     flash: unknown;
+    second_factor_pending: boolean;
+    two_factor_enabled: boolean;
+    require_two_factor: boolean;
     user_id: string;
     email: string;
     role: string;
@@ -37,7 +48,8 @@ export async function findSession(prisma: PrismaClient, idHash: string): Promise
     company_name: string;
   }>(
     prisma,
-    `SELECT s.id_hash, s.last_seen_at, s.expires_at, s.flash, u.id AS user_id, u.email, u.role, c.id AS company_id, c.name AS company_name
+    `SELECT s.id_hash, s.last_seen_at, s.expires_at, s.flash, s.second_factor_pending, u.totp_enabled_at IS NOT NULL AS two_factor_enabled,
+            c.require_two_factor, u.id AS user_id, u.email, u.role, c.id AS company_id, c.name AS company_name
      FROM console_sessions s JOIN users u ON u.id = s.user_id JOIN companies c ON c.id = u.company_id
      WHERE s.id_hash = $1`,
     [idHash],
@@ -50,7 +62,14 @@ export async function findSession(prisma: PrismaClient, idHash: string): Promise
     lastSeenAt: row.last_seen_at,
     expiresAt: row.expires_at,
     flash: row.flash,
-    user: { id: row.user_id, email: row.email, role: row.role, company: { id: row.company_id, name: row.company_name } },
+    secondFactorPending: row.second_factor_pending,
+    user: {
+      id: row.user_id,
+      email: row.email,
+      role: row.role,
+      twoFactorEnabled: row.two_factor_enabled,
+      company: { id: row.company_id, name: row.company_name, requireTwoFactor: row.require_two_factor },
+    },
   };
 }
 

@@ -1,24 +1,22 @@
 /**
  * Sign-in and sign-out. A failed sign-in re-renders the form with one message (the same for an unknown email and a
- * wrong password: services/console-sessions.ts `signIn`) and HTTP 401; failures are rate-limited per account (10
- * per 15 minutes) and per client IP (50 per 15 minutes) with express-rate-limit over the database store the API
- * uses (http/rate-limit.ts), so the limits hold across server processes. A successful sign-in does not count.
+ * wrong password: services/console-sessions.ts `signIn`) and HTTP 401; failures are rate-limited per account and
+ * per client IP (console/failure-limits.ts). A user with two-factor sign-in gets a session pending the second
+ * factor and goes on to the second step (pages/two-factor.ts).
  */
 import { Router, type Request, type RequestHandler } from "express";
-import { ipKeyGenerator, rateLimit } from "express-rate-limit";
 import type { AppContext } from "../../context";
-import { DatabaseRateLimitStore } from "../../http/rate-limit";
 import { SIGN_IN_FAILED, signIn, signOut } from "../../services/console-sessions";
 import { normalizeEmail } from "../../services/users";
+import { failureLimiters, SIGN_IN_LIMITS } from "../failure-limits";
 import { clientIp } from "../request";
-import { clearSessionCookie, setSessionCookie } from "../session";
+import { clearSessionCookie, SECOND_STEP_PATH, setSessionCookie } from "../session";
 import { renderPage } from "../views";
 
-/** Failed sign-ins allowed per account, and per client IP, in one window. */
-export const SIGN_IN_LIMITS = { perAccount: 10, perIp: 50, windowMs: 15 * 60 * 1000 } as const;
+export { SIGN_IN_LIMITS };
 
 /** Only same-console paths are followed after sign-in (no open redirect). */
-function safeNext(value: unknown): string {
+export function safeNext(value: unknown): string {
   return typeof value === "string" && value.startsWith("/console/") && !/[\\\s]/.test(value) ? value : "/console/";
 }
 
@@ -38,30 +36,15 @@ function renderSignIn(req: Request, res: Parameters<RequestHandler>[1], status: 
   );
 }
 
-function signInLimiter(ctx: AppContext, limit: number, key: (req: Request) => string): RequestHandler {
-  return rateLimit({
-    windowMs: SIGN_IN_LIMITS.windowMs,
-    limit,
-    store: new DatabaseRateLimitStore(ctx.prisma),
-    skipSuccessfulRequests: true,
-    standardHeaders: "draft-6",
-    legacyHeaders: false,
-    keyGenerator: key,
-    validate: { keyGeneratorIpFallback: false, trustProxy: false },
-    handler: (req, res) => {
-      renderSignIn(req, res, 429, "Too many failed sign-in attempts. Wait 15 minutes, then try again.");
-    },
-  });
-}
-
 /** GET/POST /sign-in, POST /sign-out. */
 export function signInRouter(ctx: AppContext): Router {
   const router = Router();
-  const perIp = signInLimiter(ctx, SIGN_IN_LIMITS.perIp, (req) => `console-sign-in-ip:${ipKeyGenerator(req.ip ?? "unknown")}`);
-  const perAccount = signInLimiter(
+  const limits = failureLimiters(
     ctx,
-    SIGN_IN_LIMITS.perAccount,
-    (req) => `console-sign-in-account:${normalizeEmail(String((req.body as Record<string, unknown>)?.email ?? ""))}`,
+    "console-sign-in",
+    SIGN_IN_LIMITS,
+    (req) => normalizeEmail(String((req.body as Record<string, unknown>)?.email ?? "")),
+    (req, res) => renderSignIn(req, res, 429, "Too many failed sign-in attempts. Wait 15 minutes, then try again."),
   );
 
   router.get("/sign-in", (req, res) => {
@@ -69,7 +52,7 @@ export function signInRouter(ctx: AppContext): Router {
     renderSignIn(req, res, 200);
   });
 
-  router.post("/sign-in", perIp, perAccount, async (req, res) => {
+  router.post("/sign-in", ...limits, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const result = await signIn(ctx.prisma, {
       email: typeof body.email === "string" ? body.email : "",
@@ -78,13 +61,16 @@ export function signInRouter(ctx: AppContext): Router {
     });
     if (!result) return renderSignIn(req, res, 401, SIGN_IN_FAILED);
     // A new session id at every sign-in (no fixation); a previous session of this browser ends.
-    if (req.consoleSession) await signOut(ctx.prisma, req.consoleSession.idHash);
+    const previous = req.consoleSession ?? req.pendingSignIn;
+    if (previous) await signOut(ctx.prisma, previous.idHash);
     setSessionCookie(req, res, result.sessionId);
-    res.redirect(303, safeNext(body.next));
+    const next = safeNext(body.next);
+    res.redirect(303, result.secondFactorPending ? `${SECOND_STEP_PATH}?next=${encodeURIComponent(next)}` : next);
   });
 
   router.post("/sign-out", async (req, res) => {
-    if (req.consoleSession) await signOut(ctx.prisma, req.consoleSession.idHash);
+    const session = req.consoleSession ?? req.pendingSignIn;
+    if (session) await signOut(ctx.prisma, session.idHash);
     clearSessionCookie(req, res);
     res.redirect(303, "/console/sign-in");
   });

@@ -1,10 +1,12 @@
 /**
  * Team (owner only; issue 10 "Team page"): the company's users with their roles, open invitations, invite by
  * email (a one-time link valid 7 days, shown once to copy: no mail is sent), change a role, remove a user after a
- * confirmation. The last owner cannot be demoted or removed (services/users.ts).
+ * confirmation. The last owner cannot be demoted or removed (services/users.ts). Shows who has two-factor sign-in
+ * on and resets another user's (services/two-factor.ts `resetTwoFactor`; they set it up again).
  */
 import { Router, type Request, type Response } from "express";
 import type { AppContext } from "../../context";
+import { resetTwoFactor, usersWithTwoFactor } from "../../services/two-factor";
 import { changeRole, getUser, inviteUser, listOpenInvites, listUsers, removeUser, ROLES, type UserManager } from "../../services/users";
 import { formErrors, type FieldError } from "../forms";
 import { notify } from "../flash";
@@ -19,7 +21,11 @@ function manager(req: Request): UserManager & { actor: { type: "user"; id: strin
 
 async function renderTeam(ctx: AppContext, req: Request, res: Response, form: { invite?: Record<string, unknown>; errors?: FieldError[] } = {}) {
   const companyId = signedIn(req).company.id;
-  const [users, invites] = await Promise.all([listUsers(ctx.prisma, companyId), listOpenInvites(ctx.prisma, companyId)]);
+  const [users, invites, withTwoFactor] = await Promise.all([
+    listUsers(ctx.prisma, companyId),
+    listOpenInvites(ctx.prisma, companyId),
+    usersWithTwoFactor(ctx.prisma, companyId),
+  ]);
   const invite = form.invite ?? {};
   renderPage(
     req,
@@ -27,7 +33,7 @@ async function renderTeam(ctx: AppContext, req: Request, res: Response, form: { 
     "team/list",
     {
       title: "Team",
-      users,
+      users: users.map((u) => ({ ...u, twoFactor: withTwoFactor.has(u.id) })),
       invites,
       roles: ROLES,
       invite: { email: typeof invite.email === "string" ? invite.email : "", role: typeof invite.role === "string" ? invite.role : "member" },
@@ -84,6 +90,16 @@ export function teamRouter(ctx: AppContext): Router {
     } catch (err) {
       await renderTeam(ctx, req, res, { errors: formErrors(err, {}, `role-${userId}`) });
     }
+  });
+
+  router.post("/team/users/:userId/reset-two-factor", async (req, res) => {
+    const userId = String(req.params.userId);
+    if (userId === signedIn(req).id) {
+      return renderTeam(ctx, req, res, { errors: [{ field: `role-${userId}`, message: "Turn off your own two-factor sign-in on the Two-factor sign-in page." }] });
+    }
+    const user = await resetTwoFactor(ctx.prisma, userId, manager(req));
+    await notify(ctx.prisma, req, { kind: "success", message: `Two-factor sign-in of ${user.email} was reset and they were signed out; they set it up again.` });
+    res.redirect(303, "/console/team");
   });
 
   return router;
