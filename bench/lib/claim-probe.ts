@@ -34,8 +34,12 @@ export interface ClaimProbeResult {
   executionMs: number[];
   /** Number of statements one call issued. */
   statements: number;
-  /** Calls not made because the time budget ran out. */
+  /** Calls not made because the time budget ran out or a call exceeded the statement timeout. */
   skipped: number;
+  /** A call was cancelled by the statement timeout (its time is then `timeoutMs`, a lower bound). */
+  timedOut: boolean;
+  /** The statement timeout of the probe's connection, ms. */
+  timeoutMs: number;
 }
 
 interface Recorded {
@@ -69,23 +73,29 @@ function stubPrisma(client: PoolClient, log: Recorded[], registerSqlRunner: (pri
   return prisma;
 }
 
+/** PostgreSQL's SQLSTATE for a statement cancelled by `statement_timeout` (query_canceled). */
+const QUERY_CANCELED = "57014";
+
 /**
  * Times `calls` claims (each rolled back) on the schema of `databaseUrl`, then explains the statements of one claim.
- * Stops calling once `budgetMs` has passed (the remaining calls are counted in `skipped`), so a slow claim cannot
- * hold the benchmark up.
+ * Stops calling once `budgetMs` has passed (the remaining calls are counted in `skipped`), and every statement of
+ * the probe runs under `statement_timeout = timeoutMs`, so a slow claim cannot hold the benchmark up: a call
+ * cancelled by it ends the timed calls, and the plans are then shown without ANALYZE.
  * @throws when the server build is missing or the database refuses the connection.
  */
-export async function probeClaim(databaseUrl: string, calls: number, budgetMs: number): Promise<ClaimProbeResult> {
+export async function probeClaim(databaseUrl: string, calls: number, budgetMs: number, timeoutMs: number): Promise<ClaimProbeResult> {
   const { claim, registerSqlRunner } = loadServerModules();
   const pool = await openPgPool(databaseUrl, 1);
   const client = await pool.connect();
   const log: Recorded[] = [];
   const prisma = stubPrisma(client, log, registerSqlRunner);
-  const result: ClaimProbeResult = { timesMs: [], claimed: [], plans: [], executionMs: [], statements: 0, skipped: 0 };
+  const result: ClaimProbeResult = { timesMs: [], claimed: [], plans: [], executionMs: [], statements: 0, skipped: 0, timedOut: false, timeoutMs };
+  const cancelled = (err: unknown) => (err as { code?: string }).code === QUERY_CANCELED;
   try {
+    await client.query(`SET statement_timeout = ${Math.round(timeoutMs)}`);
     const started = Date.now();
     for (let i = 0; i < calls; i++) {
-      if (Date.now() - started > budgetMs) {
+      if (Date.now() - started > budgetMs || result.timedOut) {
         result.skipped = calls - i;
         break;
       }
@@ -96,23 +106,36 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
         const rows = await claim(prisma, CLAIM_OPTIONS);
         result.timesMs.push(nowMs() - t0);
         result.claimed.push(rows.length);
+      } catch (err) {
+        if (!cancelled(err)) throw err;
+        result.timedOut = true;
+        result.timesMs.push(timeoutMs);
       } finally {
         await client.query("ROLLBACK");
       }
       result.statements = log.length;
     }
     const statements = [...log];
-    await client.query("BEGIN");
-    try {
-      for (const s of statements) {
-        const rows = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${s.text}`, s.params as unknown[])).rows;
-        const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
-        result.plans.push(plan);
-        const m = /Execution Time: ([\d.]+) ms/.exec(plan);
-        result.executionMs.push(m ? Number(m[1]) : NaN);
+    for (const s of statements) {
+      const explain = async (options: string) => {
+        await client.query("BEGIN");
+        try {
+          return (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (${options}) ${s.text}`, s.params as unknown[])).rows.map((r) => r["QUERY PLAN"]).join("\n");
+        } finally {
+          await client.query("ROLLBACK");
+        }
+      };
+      let plan: string;
+      try {
+        plan = result.timedOut ? "" : await explain("ANALYZE, BUFFERS");
+      } catch (err) {
+        if (!cancelled(err)) throw err;
+        plan = "";
       }
-    } finally {
-      await client.query("ROLLBACK");
+      if (!plan) plan = `(not analyzed: the statement exceeded the ${timeoutMs / 1000} s statement timeout; estimated plan)\n${await explain("COSTS")}`;
+      result.plans.push(plan);
+      const m = /Execution Time: ([\d.]+) ms/.exec(plan);
+      result.executionMs.push(m ? Number(m[1]) : NaN);
     }
   } finally {
     client.release();
