@@ -4,15 +4,18 @@
  * `npm run bench`) is called directly from this process, each call inside a transaction that is rolled back, so no
  * lease is taken and the running server's dispatcher is not disturbed beyond the row locks of one call.
  *
- * The function reaches the database through the server's raw SQL path (db/sql.ts `query(prisma, ...)`, which looks
- * the runner up by the Prisma client). The probe registers a stand-in client whose runner sends every statement to
- * one `pg` connection of its own and records the statement text and parameters; `$queryRawUnsafe` and
- * `$executeRawUnsafe` are routed there too, so a claim written with Prisma's raw calls is measured the same way.
- * The recorded statements are then run under `EXPLAIN (ANALYZE, BUFFERS)`, again inside a rolled-back transaction.
+ * The function reaches the database through the server's raw SQL path (db/sql.ts: `query(prisma, ...)` and
+ * `sqlOf(prisma).transaction(fn)`, which look the runner up by the Prisma client). The probe registers a stand-in
+ * client whose runner sends every statement to one `pg` connection of its own (a claim's own transaction becomes
+ * part of the probe's rolled-back one) and records the statement text and parameters; `$queryRawUnsafe` and
+ * `$executeRawUnsafe` are routed there too. The statements of the call that issued the most are then run in order
+ * under `EXPLAIN (ANALYZE, BUFFERS)`, again inside a rolled-back transaction.
  *
- * The claim's options are the dispatcher's defaults (server/src/webhooks/dispatcher.ts: WEBHOOK_CONCURRENCY 16 free
- * slots, WEBHOOK_BATCH_SIZE 8, WEBHOOK_LEASE_MS 30000). A new claim signature changes only `CLAIM_OPTIONS` and
- * `callClaim` below.
+ * The claim's options are an idle dispatcher's full claim with the defaults (server/src/webhooks/dispatcher.ts:
+ * WEBHOOK_CONCURRENCY and WEBHOOK_PROBATION_CONCURRENCY 128 queues per lane, WEBHOOK_BATCH_SIZE 8, WEBHOOK_LEASE_MS
+ * 30000; the probation lane's fair share left at its default, the first due queues). Figures measured before the
+ * lanes (commit dbf4b08) passed `{ limit: 16 }`, that dispatcher's free slots. A new claim signature changes only
+ * `CLAIM_OPTIONS`.
  */
 import path from "node:path";
 import type { PoolClient } from "pg";
@@ -21,7 +24,7 @@ import { nowMs } from "./receiver";
 import { REPO_ROOT } from "./server-process";
 
 /** Options passed to `claimDueDeliveries`: a full claim of an idle dispatcher with the default settings. */
-export const CLAIM_OPTIONS = { ownerId: "stageline-bench:claim-probe", limit: 16, leaseMs: 30_000, batchSize: 8 } as const;
+export const CLAIM_OPTIONS = { ownerId: "stageline-bench:claim-probe", lanes: { healthy: 128, probation: 128 }, leaseMs: 30_000, batchSize: 8 } as const;
 
 export interface ClaimProbeResult {
   /** Milliseconds of each timed call (the call only, not BEGIN/ROLLBACK), in call order. */
@@ -69,7 +72,11 @@ function stubPrisma(client: PoolClient, log: Recorded[], registerSqlRunner: (pri
     $executeRawUnsafe: async (text: string, ...params: unknown[]) => (await client.query(text, params)).rowCount ?? 0,
   };
   prisma.$transaction = async (fn: (tx: unknown) => Promise<unknown>) => fn(prisma);
-  registerSqlRunner(prisma, { query: (text: string, params?: readonly unknown[]) => run(text, params) });
+  registerSqlRunner(prisma, {
+    query: (text: string, params?: readonly unknown[]) => run(text, params),
+    // Already inside the probe's transaction: the claim's statements run there, and are rolled back with it.
+    transaction: (fn: (tx: (text: string, params?: readonly unknown[]) => Promise<unknown[]>) => Promise<unknown>) => fn(run),
+  });
   return prisma;
 }
 
@@ -88,6 +95,7 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
   const pool = await openPgPool(databaseUrl, 1);
   const client = await pool.connect();
   const log: Recorded[] = [];
+  let explained: Recorded[] = [];
   const prisma = stubPrisma(client, log, registerSqlRunner);
   const result: ClaimProbeResult = { timesMs: [], claimed: [], plans: [], executionMs: [], statements: 0, skipped: 0, timedOut: false, timeoutMs };
   const cancelled = (err: unknown) => (err as { code?: string }).code === QUERY_CANCELED;
@@ -113,30 +121,37 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
       } finally {
         await client.query("ROLLBACK");
       }
-      result.statements = log.length;
+      // Explain the fullest call (a claim that found nothing due may stop after its first statement).
+      if (log.length >= explained.length) explained = [...log];
     }
-    const statements = [...log];
-    for (const s of statements) {
-      const explain = async (options: string) => {
-        await client.query("BEGIN");
-        try {
-          return (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (${options}) ${s.text}`, s.params as unknown[])).rows.map((r) => r["QUERY PLAN"]).join("\n");
-        } finally {
-          await client.query("ROLLBACK");
-        }
-      };
-      let plan: string;
+    result.statements = explained.length;
+    const explainAll = async (options: string) => {
+      const plans: string[] = [];
+      await client.query("BEGIN");
       try {
-        plan = result.timedOut ? "" : await explain("ANALYZE, BUFFERS");
+        for (const s of explained) {
+          const rows = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (${options}) ${s.text}`, s.params as unknown[])).rows;
+          plans.push(rows.map((r) => r["QUERY PLAN"]).join("\n"));
+        }
+      } finally {
+        await client.query("ROLLBACK");
+      }
+      return plans;
+    };
+    let plans: string[] | null = null;
+    if (!result.timedOut) {
+      try {
+        plans = await explainAll("ANALYZE, BUFFERS"); // in order: each statement sees what the previous one did
       } catch (err) {
         if (!cancelled(err)) throw err;
-        plan = "";
       }
-      if (!plan) plan = `(not analyzed: the statement exceeded the ${timeoutMs / 1000} s statement timeout; estimated plan)\n${await explain("COSTS")}`;
-      result.plans.push(plan);
-      const m = /Execution Time: ([\d.]+) ms/.exec(plan);
-      result.executionMs.push(m ? Number(m[1]) : NaN);
     }
+    plans ??= (await explainAll("COSTS")).map((p) => `(not analyzed: the claim exceeded the ${timeoutMs / 1000} s statement timeout; estimated plan)\n${p}`);
+    result.plans = plans;
+    result.executionMs = plans.map((p) => {
+      const m = /Execution Time: ([\d.]+) ms/.exec(p);
+      return m ? Number(m[1]) : NaN;
+    });
   } finally {
     client.release();
     await pool.end();

@@ -22,7 +22,7 @@ import type { AddressInfo, Socket } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ApiClient } from "./api";
-import { probeClaim, topBuffers, type ClaimProbeResult } from "./claim-probe";
+import { CLAIM_OPTIONS, probeClaim, topBuffers, type ClaimProbeResult } from "./claim-probe";
 import type { Sql } from "./db";
 import { ms, percentile, sizeLabel, sleep } from "./format";
 import type { BenchOptions } from "./options";
@@ -363,6 +363,7 @@ function inheritedWebhookEnv(): string {
 async function insertBacklog(sql: Sql, tenant: Tenant, subscriptions: number, from: number, to: number, onProgress: (events: number) => void): Promise<void> {
   const eventId = `(substr(h,1,8)||'-'||substr(h,9,4)||'-4'||substr(h,14,3)||'-8'||substr(h,18,3)||'-'||substr(h,21,12))`;
   const step = Math.max(1, Math.floor(BACKLOG_BATCH / subscriptions));
+  const wakeups = (await sql.query<{ t: string | null }>(`SELECT to_regclass('webhook_queue_wakeups')::text AS t`))[0]?.t != null;
   for (let start = from; start <= to; start += step) {
     const end = Math.min(to, start + step - 1);
     await sql.exec("BEGIN");
@@ -384,6 +385,9 @@ async function insertBacklog(sql: Sql, tenant: Tenant, subscriptions: number, fr
           WHERE s.company_id = $1::text`,
         [tenant.companyId, start, end],
       );
+      // Since per-subscription queues (migration 20261124100000_webhook_queue_heads) the outbox writes a wake-up
+      // row per subscription beside its deliveries (db/outbox.ts), which the dispatcher turns into a due queue.
+      if (wakeups) await sql.query(`INSERT INTO webhook_queue_wakeups (subscription_id) SELECT id FROM webhook_subscriptions WHERE company_id = $1::text`, [tenant.companyId]);
       await sql.exec("COMMIT");
     } catch (err) {
       await sql.exec("ROLLBACK").catch(() => undefined);
@@ -485,7 +489,7 @@ export async function runBacklogPhase(host: PhaseHost): Promise<void> {
   }
   host.details.push(
     "",
-    `Backlog (issue 17): another company's ${subs.toLocaleString("en-US")} item.created subscriptions to http://127.0.0.1:${port}/refused/<n> (nothing listens: every attempt is refused), then pending deliveries inserted with bulk SQL (events × subscriptions, due now, with the server stopped; insert times: ${claims.map((c) => `${sizeLabel(c.pending)} ${c.insertS}`).join(", ")}); the server restarted and given 3 s before the claim was measured. Claim: the server's \`claimDueDeliveries\` (server/dist/db/webhook-dispatch.js) called directly ${calls} times on its own connection with the dispatcher's default options (16 heads, batches of 8), each call rolled back, while the server's dispatcher kept working; then the ${claims[0]?.r.statements ?? "?"} statement(s) of one call under EXPLAIN (ANALYZE, BUFFERS). Healthy: ${o.isolationEvents} events ${HEALTHY_PACE_MS} ms apart, waited for up to ${o.isolationCapS} s after the last. Server environment added: ${JSON.stringify(PHASE_SERVER_ENV.backlog)}${inheritedWebhookEnv()}. Phase took ${seconds(phaseStart)}.`,
+    `Backlog (issue 17): another company's ${subs.toLocaleString("en-US")} item.created subscriptions to http://127.0.0.1:${port}/refused/<n> (nothing listens: every attempt is refused), then pending deliveries inserted with bulk SQL (events × subscriptions, due now, with the server stopped; insert times: ${claims.map((c) => `${sizeLabel(c.pending)} ${c.insertS}`).join(", ")}); the server restarted and given 3 s before the claim was measured. Claim: the server's \`claimDueDeliveries\` (server/dist/db/webhook-dispatch.js) called directly ${calls} times on its own connection with an idle dispatcher's full claim (claim-probe.ts CLAIM_OPTIONS: ${JSON.stringify(CLAIM_OPTIONS)}), each call rolled back, while the server's dispatcher kept working; then the ${claims[0]?.r.statements ?? "?"} statement(s) of one call under EXPLAIN (ANALYZE, BUFFERS). Healthy: ${o.isolationEvents} events ${HEALTHY_PACE_MS} ms apart, waited for up to ${o.isolationCapS} s after the last. Server environment added: ${JSON.stringify(PHASE_SERVER_ENV.backlog)}${inheritedWebhookEnv()}. Phase took ${seconds(phaseStart)}.`,
   );
   for (const c of claims) {
     host.details.push(
