@@ -45,7 +45,8 @@ export interface ClaimProbeResult {
   timeoutMs: number;
 }
 
-interface Recorded {
+/** One SQL statement with its parameters. */
+export interface Recorded {
   text: string;
   params: readonly unknown[];
 }
@@ -87,10 +88,11 @@ const QUERY_CANCELED = "57014";
  * Times `calls` claims (each rolled back) on the schema of `databaseUrl`, then explains the statements of one claim.
  * Stops calling once `budgetMs` has passed (the remaining calls are counted in `skipped`), and every statement of
  * the probe runs under `statement_timeout = timeoutMs`, so a slow claim cannot hold the benchmark up: a call
- * cancelled by it ends the timed calls, and the plans are then shown without ANALYZE.
+ * cancelled by it ends the timed calls, and the plans are then shown without ANALYZE. `setup` statements run first
+ * in each rolled-back transaction, untimed (e.g. making every queue due).
  * @throws when the server build is missing or the database refuses the connection.
  */
-export async function probeClaim(databaseUrl: string, calls: number, budgetMs: number, timeoutMs: number): Promise<ClaimProbeResult> {
+export async function probeClaim(databaseUrl: string, calls: number, budgetMs: number, timeoutMs: number, setup: Recorded[] = []): Promise<ClaimProbeResult> {
   const { claim, registerSqlRunner } = loadServerModules();
   const pool = await openPgPool(databaseUrl, 1);
   const client = await pool.connect();
@@ -107,9 +109,10 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
         result.skipped = calls - i;
         break;
       }
-      log.length = 0;
       await client.query("BEGIN");
       try {
+        for (const st of setup) await client.query(st.text, st.params as unknown[]);
+        log.length = 0;
         const t0 = nowMs();
         const rows = await claim(prisma, CLAIM_OPTIONS);
         result.timesMs.push(nowMs() - t0);
@@ -129,6 +132,7 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
       const plans: string[] = [];
       await client.query("BEGIN");
       try {
+        for (const st of setup) await client.query(st.text, st.params as unknown[]);
         for (const s of explained) {
           const rows = (await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (${options}) ${s.text}`, s.params as unknown[])).rows;
           plans.push(rows.map((r) => r["QUERY PLAN"]).join("\n"));
