@@ -43,6 +43,8 @@ export interface ClaimProbeResult {
   timedOut: boolean;
   /** The statement timeout of the probe's connection, ms. */
   timeoutMs: number;
+  /** Calls repeated because PostgreSQL broke a deadlock with the running dispatcher (not timed). */
+  deadlocks: number;
 }
 
 /** One SQL statement with its parameters. */
@@ -83,6 +85,10 @@ function stubPrisma(client: PoolClient, log: Recorded[], registerSqlRunner: (pri
 
 /** PostgreSQL's SQLSTATE for a statement cancelled by `statement_timeout` (query_canceled). */
 const QUERY_CANCELED = "57014";
+/** SQLSTATE deadlock_detected: the probe's transaction was chosen as the victim against the server's dispatcher. */
+const DEADLOCK_DETECTED = "40P01";
+/** Retries of one call after deadlocks before the probe gives up. */
+const MAX_DEADLOCK_RETRIES = 5;
 
 /**
  * Times `calls` claims (each rolled back) on the schema of `databaseUrl`, then explains the statements of one claim.
@@ -99,8 +105,9 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
   const log: Recorded[] = [];
   let explained: Recorded[] = [];
   const prisma = stubPrisma(client, log, registerSqlRunner);
-  const result: ClaimProbeResult = { timesMs: [], claimed: [], plans: [], executionMs: [], statements: 0, skipped: 0, timedOut: false, timeoutMs };
+  const result: ClaimProbeResult = { timesMs: [], claimed: [], plans: [], executionMs: [], statements: 0, skipped: 0, timedOut: false, timeoutMs, deadlocks: 0 };
   const cancelled = (err: unknown) => (err as { code?: string }).code === QUERY_CANCELED;
+  const deadlocked = (err: unknown) => (err as { code?: string }).code === DEADLOCK_DETECTED;
   try {
     await client.query(`SET statement_timeout = ${Math.round(timeoutMs)}`);
     const started = Date.now();
@@ -118,6 +125,11 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
         result.timesMs.push(nowMs() - t0);
         result.claimed.push(rows.length);
       } catch (err) {
+        if (deadlocked(err) && result.deadlocks < MAX_DEADLOCK_RETRIES * calls) {
+          result.deadlocks++;
+          i--; // the same call again, after the rollback below
+          continue;
+        }
         if (!cancelled(err)) throw err;
         result.timedOut = true;
         result.timesMs.push(timeoutMs);
@@ -143,11 +155,13 @@ export async function probeClaim(databaseUrl: string, calls: number, budgetMs: n
       return plans;
     };
     let plans: string[] | null = null;
-    if (!result.timedOut) {
+    for (let attempt = 0; !result.timedOut && plans === null; attempt++) {
       try {
         plans = await explainAll("ANALYZE, BUFFERS"); // in order: each statement sees what the previous one did
       } catch (err) {
+        if (deadlocked(err) && attempt < MAX_DEADLOCK_RETRIES) continue;
         if (!cancelled(err)) throw err;
+        break;
       }
     }
     plans ??= (await explainAll("COSTS")).map((p) => `(not analyzed: the claim exceeded the ${timeoutMs / 1000} s statement timeout; estimated plan)\n${p}`);

@@ -410,7 +410,8 @@ function claimText(r: ClaimProbeResult): string {
   if (!r.timesMs.length) return "no call completed";
   const claimed = r.claimed.length ? `, each claiming ${Math.min(...r.claimed)}-${Math.max(...r.claimed)} deliveries` : "";
   const timedOut = r.timedOut ? `; a call exceeded the ${r.timeoutMs / 1000} s statement timeout (counted as ${r.timeoutMs / 1000} s)` : "";
-  return `p50 ${ms(percentile(r.timesMs, 50))}, p99 ${ms(percentile(r.timesMs, 99))} over ${r.timesMs.length} calls${claimed}${r.skipped ? ` (${r.skipped} more skipped: time budget)` : ""}${timedOut}`;
+  const deadlocks = r.deadlocks ? `; ${r.deadlocks} call(s) repeated after a deadlock with the dispatcher` : "";
+  return `p50 ${ms(percentile(r.timesMs, 50))}, p99 ${ms(percentile(r.timesMs, 99))} over ${r.timesMs.length} calls${claimed}${r.skipped ? ` (${r.skipped} more skipped: time budget)` : ""}${timedOut}${deadlocks}`;
 }
 
 /**
@@ -443,13 +444,18 @@ export async function runBacklogPhase(host: PhaseHost): Promise<void> {
   // the claim is also measured with every one of them due (heads and queues made due in the probe's rolled-back
   // transaction, untimed): the most work one claim can meet here.
   const queues = (await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'webhook_subscriptions' AND column_name = 'next_due_at'`))[0]?.n === 1;
+  // Queue rows first, in id order, then the deliveries: the dispatcher's lock order (a deadlock is retried anyway).
   const allDue = [
+    {
+      text: `UPDATE webhook_subscriptions s SET next_due_at = now() - interval '1 second'
+              FROM (SELECT id FROM webhook_subscriptions WHERE company_id = $1::text ORDER BY id FOR NO KEY UPDATE) l WHERE s.id = l.id`,
+      params: [tenant.companyId],
+    },
     {
       text: `UPDATE webhook_deliveries d SET next_attempt_at = now() FROM webhook_subscriptions s
               WHERE s.id = d.subscription_id AND s.company_id = $1::text AND d.state = 'pending' AND d.next_attempt_at > now()`,
       params: [tenant.companyId],
     },
-    { text: `UPDATE webhook_subscriptions SET next_due_at = now() - interval '1 second' WHERE company_id = $1::text`, params: [tenant.companyId] },
   ];
   let events = 0;
   let healthy: HealthyLatency | undefined;
