@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench` (bench/run.ts). */
 
-export const PHASES = ["pages", "list", "get", "patch", "create", "tasks", "webhooks", "console"] as const;
+export const PHASES = ["pages", "list", "get", "patch", "create", "tasks", "webhooks", "console", "isolation", "backlog"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -23,6 +23,16 @@ export interface BenchOptions {
   latencyItems: number;
   /** Items created in a burst for the delivery-throughput measurement. */
   burstItems: number;
+  /** Issue 17, `isolation` phase: never-answering endpoints of another company, one measurement per count. */
+  deadEndpoints: number[];
+  /** Issue 17: healthy-endpoint events per measurement (isolation and backlog phases). */
+  isolationEvents: number;
+  /** Issue 17: seconds each measurement waits for the healthy deliveries after the last create (the phase's bound). */
+  isolationCapS: number;
+  /** Issue 17, `backlog` phase (PostgreSQL): failing subscriptions of another company, and pending deliveries behind them. */
+  backlogSubscriptions: number;
+  /** Pending deliveries for the large backlog figures (a 10k variant is always measured first). */
+  backlogPending: number;
   /** RATE_LIMIT_PER_MINUTE given to the server. */
   rateLimit: number;
   /** pg pool size of the server (DATABASE_POOL_SIZE) and of the bare baseline. */
@@ -46,6 +56,9 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
   --sizes <a,b>         table sizes for the page-cost figures (default 10000,1000000; quick 10000)
   --only <phases>       comma list of: ${PHASES.join(", ")} (default: all)
   --subscriptions <n>   webhook subscriptions for the delivery throughput (default 8, quick 4)
+  --dead-endpoints <a,b> isolation phase: never-answering endpoints of another company (default 0,100,1000; quick 0,20)
+  --backlog <n>         backlog phase (PostgreSQL only): pending deliveries behind the failing subscriptions
+                        (default 1000000 behind 1000 subscriptions; quick 10000 behind 100)
   --rate-limit <n>      RATE_LIMIT_PER_MINUTE for the server (default 1000000000)
   --pool-size <n>       DATABASE_POOL_SIZE of the server and pool size of the bare baseline (default 10)
   --keep                keep the temporary data directories and PostgreSQL schemas
@@ -78,7 +91,7 @@ export function isDefaultRun(o: BenchOptions, env: NodeJS.ProcessEnv = process.e
   return (
     !env.BENCH_CPU_PROF &&
     !env.BENCH_MEM_PROBE &&
-    (["duration", "warmup", "connections", "rounds", "sizes", "subscriptions", "latencyItems", "burstItems", "rateLimit", "poolSize"] as const).every((k) =>
+    (["duration", "warmup", "connections", "rounds", "sizes", "subscriptions", "latencyItems", "burstItems", "rateLimit", "poolSize", "deadEndpoints", "backlogPending"] as const).every((k) =>
       same(o[k], defaults[k]),
     ) &&
     o.phases.size === defaults.phases.size
@@ -108,6 +121,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     subscriptions: quick ? 4 : 8,
     latencyItems: quick ? 20 : 200,
     burstItems: quick ? 50 : 1000,
+    deadEndpoints: quick ? [0, 20] : [0, 100, 1000],
+    isolationEvents: quick ? 20 : 50,
+    isolationCapS: quick ? 8 : 120,
+    backlogSubscriptions: quick ? 100 : 1000,
+    backlogPending: quick ? 10_000 : 1_000_000,
     rateLimit: 1_000_000_000,
     poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
     keep: false,
@@ -158,6 +176,18 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       }
       case "--subscriptions":
         o.subscriptions = positive("--subscriptions", value());
+        break;
+      case "--dead-endpoints": {
+        const raw = value() ?? "";
+        o.deadEndpoints = raw.split(",").map((s) => {
+          const n = Number(s.trim());
+          if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error(`--dead-endpoints takes counts from 0 to 1000, the subscription limit per company (got ${s})`);
+          return n;
+        });
+        break;
+      }
+      case "--backlog":
+        o.backlogPending = positive("--backlog", value());
         break;
       case "--rate-limit":
         o.rateLimit = positive("--rate-limit", value());

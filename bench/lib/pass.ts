@@ -15,6 +15,7 @@ import { openSql, pgliteDirOf, type DbLocation, type Sql } from "./db";
 import { mb, ms, percentile, ratio, rps, sizeLabel, sleep } from "./format";
 import { combineRounds, failures, runLoad, type LoadOptions, type LoadResult } from "./load";
 import type { BenchOptions, Phase } from "./options";
+import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
 import type { Figure, PassReport } from "./report";
@@ -144,6 +145,9 @@ export class BenchPass {
         }
         await this.measureConsole();
       }
+      // Issue 17 last: they restart the server with their own environment and leave another company's backlog.
+      if (this.has("isolation")) await runIsolationPhase(this.phaseHost());
+      if (this.has("backlog")) await runBacklogPhase(this.phaseHost());
       this.rssFigures();
     } catch (err) {
       this.errors.push(err instanceof Error ? err.message : String(err));
@@ -170,7 +174,7 @@ export class BenchPass {
     return this.kind === "pglite" ? { kind: "pglite", dataDir: this.dataDir } : { kind: "postgres", url: this.databaseUrl! };
   }
 
-  private async startServer(label: string): Promise<void> {
+  private async startServer(label: string, env?: Record<string, string>): Promise<void> {
     this.serverStarts++;
     const started = Date.now();
     this.server = await startServerProcess({
@@ -179,6 +183,7 @@ export class BenchPass {
       rateLimitPerMinute: this.o.rateLimit,
       core: SERVER_CORE,
       label: `${this.kind}-${label}`,
+      ...(env ? { env } : {}),
       logFile: path.join(this.tmpDir, "server.log"),
       ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
       ...(process.env.BENCH_MEM_PROBE ? { memProbeFile: path.join(this.tmpDir, "memory.jsonl") } : {}),
@@ -186,6 +191,37 @@ export class BenchPass {
     if (this.api) this.api.baseUrl = this.server.url;
     if (this.rss) this.rss.setPid(this.server.pid);
     this.log(`    server up (${label}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+
+  /** What the issue-17 phases (lib/isolation.ts) use of this pass. */
+  private phaseHost(): PhaseHost {
+    return {
+      kind: this.kind,
+      o: this.o,
+      api: this.api,
+      dataDir: this.dataDir,
+      ...(this.databaseUrl ? { databaseUrl: this.databaseUrl } : {}),
+      ...(this.sql ? { sql: this.sql } : {}),
+      tmpDir: this.tmpDir,
+      itemBody: (tag) => JSON.parse(this.createBody().replace(/\[<id>\]/g, tag)) as unknown,
+      restartServer: async (label, env) => {
+        await this.baseline?.stop();
+        this.baseline = undefined;
+        await this.server?.stop();
+        await this.startServer(label, env);
+      },
+      stopServer: async () => {
+        await this.server?.stop();
+      },
+      assertAlive: () => this.server!.assertAlive(),
+      // Outside the RSS sampler: item 6 (peak RSS) keeps measuring the issue-4 phases only.
+      during: (phase, fn) => this.during(phase, fn, false),
+      log: this.log,
+      figures: this.figures,
+      details: this.details,
+      notes: this.notes,
+      errors: this.errors,
+    };
   }
 
   private async setUp(): Promise<void> {
@@ -375,11 +411,12 @@ export class BenchPass {
     return result;
   }
 
-  private async during<T>(phase: string, fn: () => Promise<T>): Promise<T> {
+  /** Runs one measured phase, logging its duration; with `sampleRss` its RSS counts towards item 6. */
+  private async during<T>(phase: string, fn: () => Promise<T>, sampleRss = true): Promise<T> {
     const started = Date.now();
     this.log(`  ${phase}`);
     try {
-      return await this.rss!.during(phase, fn);
+      return await (sampleRss ? this.rss!.during(phase, fn) : fn());
     } finally {
       this.log(`    (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     }

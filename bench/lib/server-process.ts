@@ -65,6 +65,8 @@ export interface ServerOptions {
   memProbeFile?: string;
   /** Label used in error messages and profile names. */
   label: string;
+  /** Extra environment of this start (e.g. a phase's dispatcher settings), applied after the defaults above. */
+  env?: Record<string, string>;
 }
 
 export interface ServerProcess {
@@ -109,6 +111,7 @@ export async function startServerProcess(options: ServerOptions): Promise<Server
     NODE_ENV: "test",
     LOG_LEVEL: process.env.BENCH_SERVER_LOG_LEVEL ?? "warn",
     RATE_LIMIT_PER_MINUTE: String(options.rateLimitPerMinute),
+    ...options.env,
   };
   if (options.databaseUrl) env.DATABASE_URL = options.databaseUrl;
   else delete env.DATABASE_URL;
