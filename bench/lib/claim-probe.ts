@@ -23,8 +23,17 @@ import { openPgPool } from "./db";
 import { nowMs } from "./receiver";
 import { REPO_ROOT } from "./server-process";
 
-/** Options passed to `claimDueDeliveries`: a full claim of an idle dispatcher with the default settings. */
-export const CLAIM_OPTIONS = { ownerId: "stageline-bench:claim-probe", lanes: { healthy: 128, probation: 128 }, leaseMs: 30_000, batchSize: 8 } as const;
+/**
+ * Options passed to `claimDueDeliveries`: a full claim of an idle dispatcher with the default settings (the
+ * dispatcher claims at most 32 queues per lane per call, and shows fair share 4 due probation queues per slot).
+ */
+export const CLAIM_OPTIONS = {
+  ownerId: "stageline-bench:claim-probe",
+  lanes: { healthy: 32, probation: 32 },
+  probationWindow: 128,
+  leaseMs: 30_000,
+  batchSize: 8,
+} as const;
 
 export interface ClaimProbeResult {
   /** Milliseconds of each timed call (the call only, not BEGIN/ROLLBACK), in call order. */
