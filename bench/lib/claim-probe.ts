@@ -11,9 +11,9 @@
  * `$executeRawUnsafe` are routed there too. The statements of the call that issued the most are then run in order
  * under `EXPLAIN (ANALYZE, BUFFERS)`, again inside a rolled-back transaction.
  *
- * The claim's options are an idle dispatcher's full claim with the defaults (server/src/webhooks/dispatcher.ts:
- * WEBHOOK_CONCURRENCY and WEBHOOK_PROBATION_CONCURRENCY 128 queues per lane, WEBHOOK_BATCH_SIZE 8, WEBHOOK_LEASE_MS
- * 30000; the probation lane's fair share left at its default, the first due queues). Figures measured before the
+ * The claim's options are an idle dispatcher's full claim with the defaults (server/src/webhooks/dispatcher.ts: at
+ * most 32 queues per lane per claim, a window of 128 due probation queues for fair share, WEBHOOK_BATCH_SIZE 8,
+ * WEBHOOK_LEASE_MS 30000; the fair share itself left at its default, the first due queues). Figures measured before the
  * lanes (commit dbf4b08) passed `{ limit: 16 }`, that dispatcher's free slots. A new claim signature changes only
  * `CLAIM_OPTIONS`.
  */
