@@ -17,7 +17,7 @@
  */
 import crypto from "node:crypto";
 import { Secret, TOTP } from "otpauth";
-import QRCode from "qrcode";
+import type QRCodeModule from "qrcode";
 import { inTransaction, type Queryable } from "../db/companies";
 import { getOrCreateSecret } from "../db/server-secrets";
 import * as store from "../db/two-factor";
@@ -162,6 +162,8 @@ export async function pendingSetup(db: Queryable, userId: string): Promise<Setup
   if (row.totpEnabledAt || !row.totpSecret) return null;
   const secret = await unsealSecret(db, userId, row.totpSecret);
   const uri = totpFor(secret, row.email).toString();
+  // Loaded on first use (about 8 MB of RSS): only the setup page draws a QR code.
+  const QRCode = require("qrcode") as typeof QRCodeModule;
   const qrSvg = await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
   return { secret, uri, qrSvg };
 }
