@@ -30,6 +30,7 @@ import { REPO_ROOT } from "./server-process";
 export const CLAIM_OPTIONS = {
   ownerId: "stageline-bench:claim-probe",
   lanes: { healthy: 32, probation: 32 },
+  healthyWindow: 128,
   probationWindow: 128,
   leaseMs: 30_000,
   batchSize: 8,

@@ -147,6 +147,21 @@ describe("codes", () => {
   });
 });
 
+describe("turning on ends the other sessions", () => {
+  it("a session opened before (a stolen password, a forgotten browser) does not outlive the new factor", async () => {
+    const user = await createConsoleUser(t, "admin");
+    const stolen = await signIn(db(), { email: user.email, password: user.password, ip: null });
+    expect(stolen!.secondFactorPending).toBe(false);
+    const keep = "the-confirming-session";
+    await db().consoleSession.create({ data: { idHash: hashSessionId(keep), userId: user.id, expiresAt: at(10_000_000) } });
+    await beginSetup(db(), user.id);
+    const { secret } = (await pendingSetup(db(), user.id))!;
+    await confirmSetup(db(), user.id, codeAt(secret, at(0)), { ...by(user), sessionHash: hashSessionId(keep) }, at(0));
+    const left = await db().consoleSession.findMany({ where: { userId: user.id } });
+    expect(left.map((s) => s.idHash)).toEqual([hashSessionId(keep)]);
+  });
+});
+
 describe("turning off, reset and the company requirement", () => {
   it("turns off only with a current code, ending the user's other sessions", async () => {
     const user = await createConsoleUser(t, "admin");

@@ -10,7 +10,8 @@
  */
 import net from "node:net";
 import type { AddressInfo } from "node:net";
-import { claimDueDeliveries } from "../src/db/webhook-dispatch";
+import { adoptWakeups, claimDueDeliveries } from "../src/db/webhook-dispatch";
+import { requeueDelivery } from "../src/db/webhook-deliveries-log";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { createSubscription, emitEvents, startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
@@ -222,6 +223,32 @@ describe("wake-ups under racing writes and two dispatchers", () => {
       await t.close();
       process.env.WEBHOOK_CONCURRENCY = "2";
       process.env.WEBHOOK_PROBATION_CONCURRENCY = "2";
+    }
+  });
+
+  it("a redelivered head is claimed alone while its queue's batch is in flight elsewhere: no follower is skipped, none sent twice", async () => {
+    const t = await startTestServer();
+    try {
+      await t.server.dispatcher.stop();
+      const prisma = t.server.ctx.prisma;
+      const sub = await createSubscription(t.server.ctx, { companyId: t.companyId, targetUrl: "http://127.0.0.1:9/none" });
+      await emitEvents(t.server.ctx, t.companyId, 6);
+      await adoptWakeups(prisma, 1_000);
+      await prisma.webhookSubscription.update({ where: { id: sub.id }, data: { healthy: true } });
+      const lanes = { healthy: 10, probation: 10 };
+      const a = await claimDueDeliveries(prisma, { ownerId: "a", lanes, leaseMs: 30_000, batchSize: 3 });
+      expect(a.map((d) => Number(d.seq))).toHaveLength(3);
+      // A sent the first and is sending the second and third; the first is then resent from the console.
+      await prisma.webhookDelivery.update({ where: { id: a[0].id }, data: { state: "succeeded", completedAt: new Date(), lockedBy: null, lockedUntil: null } });
+      expect(await requeueDelivery(prisma, sub.id, a[0].id, new Date())).toBe(true);
+      // Resending one that is in flight leaves it to its attempt (never two sends at once).
+      expect(await requeueDelivery(prisma, sub.id, a[1].id, new Date())).toBe(true);
+      expect((await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: a[1].id } })).lockedBy).toBe("a");
+
+      const b = await claimDueDeliveries(prisma, { ownerId: "b", lanes, leaseMs: 30_000, batchSize: 8 });
+      expect(b.map((d) => d.id)).toEqual([a[0].id]); // not the 4th to 6th: the 2nd and 3rd are still in flight
+    } finally {
+      await t.close();
     }
   });
 

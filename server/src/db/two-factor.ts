@@ -74,6 +74,11 @@ export async function clearTwoFactor(db: Queryable, userId: string, opts: { endS
   }
 }
 
+/** Ends every session of `userId` but the one whose id hash is `keepSessionHash` (when two-factor is turned on). */
+export async function endOtherSessions(db: Queryable, userId: string, keepSessionHash: string): Promise<void> {
+  await db.consoleSession.deleteMany({ where: { userId, idHash: { not: keepSessionHash } } });
+}
+
 /** Sets a company's "require two-factor sign-in for everyone". */
 export function setRequireTwoFactor(db: Queryable, companyId: string, required: boolean) {
   return db.company.update({ where: { id: companyId }, data: { requireTwoFactor: required }, select: { id: true, requireTwoFactor: true } });

@@ -48,24 +48,29 @@ export function findDelivery(db: Db, subscriptionId: string, deliveryId: string)
 
 /**
  * Puts a delivery back in the queue to be sent again as soon as possible: state `pending`, `next_attempt_at = now`,
- * lease released (`locked_until`, `locked_by` null), `completed_at` null, and its queue due now (the subscription's
- * `next_due_at`, moved earlier only: db/webhook-dispatch.ts). Its attempts and `attempt_count` are kept. One statement.
+ * lease released, `completed_at` null, and its queue due now (the subscription's `next_due_at`, moved earlier
+ * only: db/webhook-dispatch.ts). A delivery being sent right now (pending under a live lease) is left to that
+ * attempt, so it is never sent twice at once. Its attempts and `attempt_count` are kept. One statement, which locks
+ * the queue row before the delivery row, as the dispatcher's statements do (no deadlock with them).
  * @returns false when it is not a delivery of that subscription.
  */
 export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId: string, now: Date): Promise<boolean> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
-    WITH requeued AS (
-      UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
+  const rows = await db.$queryRaw<{ found: number }[]>`
+    WITH sub AS (
+      SELECT id FROM webhook_subscriptions WHERE id = ${subscriptionId} FOR NO KEY UPDATE
+    ), requeued AS (
+      UPDATE webhook_deliveries d SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
         locked_by = NULL, completed_at = NULL
-      WHERE id = ${deliveryId} AND subscription_id = ${subscriptionId}
-      RETURNING subscription_id
+      FROM sub
+      WHERE d.id = ${deliveryId} AND d.subscription_id = sub.id AND NOT (d.state = 'pending' AND d.locked_until > now())
+      RETURNING d.id
     ), due AS (
       UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, ${now}::timestamptz), ${now}::timestamptz)
-      WHERE s.id IN (SELECT subscription_id FROM requeued)
+      FROM sub WHERE s.id = sub.id AND EXISTS (SELECT 1 FROM requeued)
       RETURNING s.id
     )
-    SELECT subscription_id AS id FROM requeued`;
-  return rows.length > 0;
+    SELECT count(*)::int AS found FROM webhook_deliveries d JOIN sub ON d.subscription_id = sub.id WHERE d.id = ${deliveryId}`;
+  return Number(rows[0]?.found ?? 0) > 0;
 }
 
 /**

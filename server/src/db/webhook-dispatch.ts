@@ -101,14 +101,14 @@ export async function adoptWakeups(prisma: PrismaClient, limit: number): Promise
   return Number(rows[0]?.consumed ?? 0);
 }
 
-/** A due probation-lane queue locked by the claim, offered to `ClaimOptions.shareProbation`. */
+/** A due queue locked by the claim, offered to the lane's fair share (`shareHealthy`, `shareProbation`). */
 export interface DueQueueCandidate {
   id: string;
   companyId: string;
 }
 
-/** What `ClaimOptions.shareProbation` decided: queues to claim, and queues to put back by `delayMs`. */
-export interface ProbationShare {
+/** What a lane's fair share decided: queues to claim, and queues to put back by `delayMs`. */
+export interface LaneShare {
   claim: string[];
   defer: { id: string; delayMs: number }[];
 }
@@ -124,10 +124,10 @@ export interface LaneLimits {
 /**
  * Claims due queues for `ownerId`, safely across processes sharing one PostgreSQL database, in one transaction of
  * two statements:
- * 1. lock up to `lanes.healthy` healthy and `probationWindow` probation-lane queues with `next_due_at <= now()`,
+ * 1. lock up to `healthyWindow` healthy and `probationWindow` probation-lane queues with `next_due_at <= now()`,
  *    oldest due first, each lane by its own partial index (`FOR NO KEY UPDATE SKIP LOCKED`: concurrent claimers
- *    take different queues; nothing waits); `shareProbation` then picks at most `lanes.probation` of the probation
- *    ones and may put others back (their `next_due_at` moved later, in the same transaction);
+ *    take different queues; nothing waits); each lane's share then picks at most its limit (`lanes`) and may put
+ *    others back (their `next_due_at` moved later, in the same transaction);
  * 2. with a snapshot taken after those locks (so every delivery committed before them is seen), read each queue's
  *    head (its pending delivery with the smallest `seq`: per-subscription order follows event order). A head that
  *    is due and not leased is claimed with, in the healthy lane, up to `batchSize - 1` due followers in `seq` order
@@ -147,19 +147,21 @@ export async function claimDueDeliveries(
     leaseMs: number;
     batchSize: number;
     /**
-     * Fair share of the probation lane (webhooks/fair-share.ts): given up to `probationWindow` locked due queues in
-     * due order, picks those to claim (at most `lanes.probation`) and those to put back. Default: the first ones.
+     * Fair share of each lane (webhooks/fair-share.ts): given up to the lane's window of locked due queues in due
+     * order, picks those to claim (at most the lane's limit) and those to put back. Default: the first ones.
      */
-    shareProbation?: (candidates: DueQueueCandidate[]) => ProbationShare;
-    /** How many due probation queues are locked and offered to `shareProbation` (default `lanes.probation`). */
+    shareHealthy?: (candidates: DueQueueCandidate[]) => LaneShare;
+    shareProbation?: (candidates: DueQueueCandidate[]) => LaneShare;
+    /** How many due queues of each lane are locked and offered to its share (default: the lane's limit). */
+    healthyWindow?: number;
     probationWindow?: number;
   },
 ): Promise<ClaimedDelivery[]> {
-  const { ownerId, lanes, leaseMs, batchSize, shareProbation } = options;
+  const { ownerId, lanes, leaseMs, batchSize, shareHealthy, shareProbation } = options;
   const healthy = Math.max(0, Math.floor(lanes.healthy));
   const probation = Math.max(0, Math.floor(lanes.probation));
   if (healthy + probation === 0) return [];
-  const window = probation === 0 ? 0 : Math.max(probation, Math.floor(options.probationWindow ?? probation));
+  const windowOf = (limit: number, window: number | undefined) => (limit === 0 ? 0 : Math.max(limit, Math.floor(window ?? limit)));
   const rows = await sqlOf(prisma).transaction(async (tx) => {
     const locked = await tx<{ id: string; healthy: boolean; company_id: string }>(
       `
@@ -181,14 +183,18 @@ export async function claimDueDeliveries(
       SELECT id, true AS healthy, company_id FROM healthy_lane
       UNION ALL
       SELECT id, false AS healthy, company_id FROM probation_lane`,
-      [healthy, window],
+      [windowOf(healthy, options.healthyWindow), windowOf(probation, options.probationWindow)],
     );
-    const candidates = locked.filter((q) => !q.healthy).map((q) => ({ id: q.id, companyId: q.company_id }));
-    const share = shareProbation
-      ? shareProbation(candidates)
-      : { claim: candidates.slice(0, probation).map((c) => c.id), defer: [] };
-    const chosen = new Set(share.claim.slice(0, probation));
-    const queues = locked.filter((q) => q.healthy || chosen.has(q.id));
+    const decide = (lane: boolean, limit: number, share?: (c: DueQueueCandidate[]) => LaneShare): LaneShare => {
+      const candidates = locked.filter((q) => q.healthy === lane).map((q) => ({ id: q.id, companyId: q.company_id }));
+      const decision = share ? share(candidates) : { claim: candidates.map((c) => c.id), defer: [] };
+      return { claim: decision.claim.slice(0, limit), defer: decision.defer };
+    };
+    const healthyShare = decide(true, healthy, shareHealthy);
+    const probationShare = decide(false, probation, shareProbation);
+    const chosen = new Set([...healthyShare.claim, ...probationShare.claim]);
+    const queues = locked.filter((q) => chosen.has(q.id));
+    const share = { defer: [...healthyShare.defer, ...probationShare.defer] };
     if (share.defer.length > 0) {
       // Locked above, so moving them later is the claim's to do (see the module's rule): due again after the delay.
       await tx(
@@ -216,12 +222,20 @@ export async function claimDueDeliveries(
         SELECT head.id FROM head WHERE head.ready
         UNION ALL
         SELECT f.id FROM head CROSS JOIN LATERAL (
-          SELECT n.id FROM webhook_deliveries n
-          WHERE head.ready AND head.healthy
-            AND n.subscription_id = head.subscription_id AND n.state = 'pending' AND n.seq > head.seq
-            AND n.next_attempt_at <= now() AND (n.locked_until IS NULL OR n.locked_until <= now())
-          ORDER BY n.seq
-          LIMIT $3::int
+          -- The unbroken run of due, unleased deliveries right after the head: it stops at the first one that is
+          -- not due or is leased (in flight elsewhere, e.g. beside a redelivered head), so order is never skipped.
+          SELECT r.id FROM (
+            SELECT n.id, bool_and(n.next_attempt_at <= now() AND (n.locked_until IS NULL OR n.locked_until <= now()))
+                OVER (ORDER BY n.seq) AS unbroken
+            FROM (
+              SELECT n.id, n.seq, n.next_attempt_at, n.locked_until FROM webhook_deliveries n
+              WHERE head.ready AND head.healthy
+                AND n.subscription_id = head.subscription_id AND n.state = 'pending' AND n.seq > head.seq
+              ORDER BY n.seq
+              LIMIT $3::int
+            ) n
+          ) r
+          WHERE r.unbroken
         ) f
       ), leased AS (
         UPDATE webhook_deliveries d
@@ -289,7 +303,8 @@ export interface QueueUpdate {
   failed: boolean;
   /**
    * When the claim should look at the queue next: `keep` (more of the claimed batch follows), `now` (the batch is
-   * over: look again for what follows), or a time (the head stays pending until its retry at that time).
+   * over: look again for what follows), or a time (the head stays pending until its retry at that time; earlier
+   * only, like every writer but the claim: a redelivered head may be due sooner, and the claim reschedules).
    */
   nextLook: "keep" | "now" | Date;
 }
@@ -351,7 +366,7 @@ export async function recordAttempt(
         consecutive_failures = CASE WHEN $15::bool THEN s.consecutive_failures + 1 ELSE 0 END,
         next_due_at = CASE $16::text
           WHEN 'now' THEN LEAST(COALESCE(s.next_due_at, now()), now())
-          WHEN 'at' THEN $17::timestamptz
+          WHEN 'at' THEN LEAST(COALESCE(s.next_due_at, $17::timestamptz), $17::timestamptz)
           ELSE s.next_due_at END
       FROM updated
       WHERE s.id = updated.subscription_id

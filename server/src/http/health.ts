@@ -22,8 +22,12 @@ export function healthRouter(ctx: AppContext): Router {
   };
   router.get("/healthz", alive);
   router.get("/health", alive);
+  // Probes that arrive while a check runs share it: a flood of /readyz (public, not rate limited) costs the
+  // database one check at a time, never one per request.
+  let running: ReturnType<typeof checkReadiness> | null = null;
   router.get("/readyz", async (_req, res) => {
-    const readiness = await checkReadiness(ctx.db, ctx.logger);
+    running ??= checkReadiness(ctx.db, ctx.logger).finally(() => (running = null));
+    const readiness = await running;
     res.set("cache-control", "no-store");
     if (readiness.ready) {
       res.json({ status: "ready", checks: readiness.checks });

@@ -182,11 +182,18 @@ async function issueRecoveryCodes(db: Queryable, userId: string): Promise<{ code
 
 /**
  * Confirms a pending setup with a current code (field `code`): turns two-factor sign-in on, issues the recovery
- * codes and records `two_factor.enabled`.
+ * codes, ends the user's other sessions (one opened with a stolen password must not outlive the new factor) and
+ * records `two_factor.enabled`.
  * @returns the recovery codes, to be shown once (`xxxxx-xxxxx`).
  * @throws DomainError 400 `validation_failed` on `code` (wrong, reused, or no setup pending); 404 (user).
  */
-export async function confirmSetup(db: Queryable, userId: string, code: unknown, by: TwoFactorActor, now: Date = new Date()): Promise<string[]> {
+export async function confirmSetup(
+  db: Queryable,
+  userId: string,
+  code: unknown,
+  by: TwoFactorActor & { sessionHash?: string },
+  now: Date = new Date(),
+): Promise<string[]> {
   const row = await requireTwoFactorUser(db, userId);
   if (row.totpEnabledAt || !row.totpSecret) throw invalidCode("code", "Start the setup first.");
   const digits = normalizeTotpCode(code);
@@ -196,6 +203,8 @@ export async function confirmSetup(db: Queryable, userId: string, code: unknown,
   await inTransaction(db, async (tx) => {
     if (!(await store.markEnabled(tx, userId, now))) throw invalidCode("code", "Start the setup first.");
     await store.replaceRecoveryCodes(tx, userId, hashes);
+    // From the console: every session but the one confirming (`sessionHash`) ends.
+    if (by.sessionHash !== undefined) await store.endOtherSessions(tx, userId, by.sessionHash);
     await recordAudit(tx, { companyId: row.companyId, actor: by.actor, action: "two_factor.enabled", target: { type: "user", id: row.id, label: row.email }, ip: by.ip });
   });
   return codes;

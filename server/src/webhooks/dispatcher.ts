@@ -12,8 +12,8 @@
  * Isolation (webhooks/endpoint-health.ts): endpoints whose last attempt succeeded quickly are served from the
  * healthy lane's budget (`concurrency`); new, failing and slow endpoints from the probation lane's
  * (`probationConcurrency`). Dead endpoints, however many and in whichever company, only ever wait for each other;
- * and when the probation lane is contended, each company gets at most `probationPerCompany` of it
- * (webhooks/fair-share.ts), so one company's dead crowd cannot hold up other companies' new or failing endpoints.
+ * and when a lane is contended, each company gets at most its share of it (`healthyPerCompany`,
+ * `probationPerCompany`; webhooks/fair-share.ts), so one company's crowd cannot hold up other companies' endpoints.
  *
  * A cycle starts on `wake()` (after every outbox commit: `ctx.eventsCommitted`), when a batch ends (the next
  * delivery of that subscription may now be due), when a scheduled retry falls due, on a PostgreSQL `NOTIFY` from
@@ -26,6 +26,7 @@
  * | concurrency          | WEBHOOK_CONCURRENCY           | 128       | healthy-lane subscriptions served at once |
  * | probationConcurrency | WEBHOOK_PROBATION_CONCURRENCY | 128       | probation-lane subscriptions at once     |
  * | probationPerCompany  | WEBHOOK_PROBATION_PER_COMPANY | 16        | one company's share of a contended probation lane |
+ * | healthyPerCompany    | WEBHOOK_HEALTHY_PER_COMPANY   | 32        | one company's share of a contended healthy lane |
  * | slowMs               | WEBHOOK_SLOW_MS               | 2000      | a success slower than this is probation  |
  * | batchSize            | WEBHOOK_BATCH_SIZE            | 8         | in-order deliveries of one subscription per claim |
  * | timeoutMs      | WEBHOOK_TIMEOUT_MS      | 10000     | per attempt (CONTRACT: 10 s)                       |
@@ -66,6 +67,8 @@ export interface DispatcherOptions {
   slowMs: number;
   /** Most probation attempts one company may have in flight while the lane is contended. */
   probationPerCompany: number;
+  /** Most healthy-lane batches one company may have in flight while the lane is contended. */
+  healthyPerCompany: number;
   /** Deliveries of one subscription claimed together and sent in order. */
   batchSize: number;
   timeoutMs: number;
@@ -82,6 +85,7 @@ const DEFAULTS = {
   concurrency: 128,
   probationConcurrency: 128,
   probationPerCompany: 16,
+  healthyPerCompany: 32,
   slowMs: DEFAULT_ENDPOINT_HEALTH_POLICY.slowMs,
   batchSize: 8,
   timeoutMs: 10_000,
@@ -96,8 +100,8 @@ const DEFAULTS = {
  */
 const CLAIM_QUEUES_PER_LANE = 32;
 
-/** Due probation queues a claim looks at per free slot, so that fair share can see past one company's crowd. */
-const PROBATION_WINDOW_FACTOR = 4;
+/** Due queues a claim looks at per free slot of a lane, so that fair share can see past one company's crowd. */
+const SHARE_WINDOW_FACTOR = 4;
 
 /** Wake-up rows adopted per claim cycle (a cycle that adopts this many runs another at once). */
 const ADOPT_BATCH = 1_000;
@@ -120,7 +124,7 @@ export function dispatcherOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
     return n;
   };
   const out: Partial<DispatcherOptions> = {};
-  const set = <K extends "concurrency" | "probationConcurrency" | "probationPerCompany" | "slowMs" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
+  const set = <K extends "concurrency" | "probationConcurrency" | "probationPerCompany" | "healthyPerCompany" | "slowMs" | "batchSize" | "timeoutMs" | "leaseMs" | "pollIntervalMs">(key: K, name: string) => {
     const v = read(name);
     if (v !== undefined) out[key] = v;
   };
@@ -128,6 +132,7 @@ export function dispatcherOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   set("probationConcurrency", "WEBHOOK_PROBATION_CONCURRENCY");
   set("slowMs", "WEBHOOK_SLOW_MS");
   set("probationPerCompany", "WEBHOOK_PROBATION_PER_COMPANY");
+  set("healthyPerCompany", "WEBHOOK_HEALTHY_PER_COMPANY");
   set("batchSize", "WEBHOOK_BATCH_SIZE");
   set("timeoutMs", "WEBHOOK_TIMEOUT_MS");
   set("leaseMs", "WEBHOOK_LEASE_MS");
@@ -259,10 +264,10 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Probation attempts in flight in this process, per company. */
-  private probationBusy(): Map<string, number> {
+  /** Batches in flight in this process in the healthy (`true`) or probation lane, per company. */
+  private busyByCompany(healthy: boolean): Map<string, number> {
     const busy = new Map<string, number>();
-    for (const batch of this.inFlight.values()) if (!batch.healthy) busy.set(batch.companyId, (busy.get(batch.companyId) ?? 0) + 1);
+    for (const batch of this.inFlight.values()) if (batch.healthy === healthy) busy.set(batch.companyId, (busy.get(batch.companyId) ?? 0) + 1);
     return busy;
   }
 
@@ -294,15 +299,12 @@ export class WebhookDispatcher {
         lanes: free,
         leaseMs: this.options.leaseMs,
         batchSize: this.options.batchSize,
-        probationWindow: free.probation * PROBATION_WINDOW_FACTOR,
+        healthyWindow: free.healthy * SHARE_WINDOW_FACTOR,
+        probationWindow: free.probation * SHARE_WINDOW_FACTOR,
+        shareHealthy: (candidates) =>
+          shareSlots({ candidates, free: free.healthy, busy: this.busyByCompany(true), perCompany: this.options.healthyPerCompany, deferStepMs: this.options.slowMs }),
         shareProbation: (candidates) =>
-          shareSlots({
-            candidates,
-            free: free.probation,
-            busy: this.probationBusy(),
-            perCompany: this.options.probationPerCompany,
-            deferStepMs: this.options.timeoutMs,
-          }),
+          shareSlots({ candidates, free: free.probation, busy: this.busyByCompany(false), perCompany: this.options.probationPerCompany, deferStepMs: this.options.timeoutMs }),
       });
       this.ctx.metrics.delivery.claim(Date.now() - claimStarted);
     } catch (err) {
@@ -339,9 +341,13 @@ export class WebhookDispatcher {
    * due again, so the next claim sends what follows.
    */
   private async sendInOrder(batch: ClaimedDelivery[], leaseEnd: number): Promise<void> {
+    const started = Date.now();
     for (let i = 0; i < batch.length; i++) {
       const last = Date.now() + this.options.timeoutMs + LEASE_MARGIN_MS > leaseEnd;
-      if (i > 0 && (this.state !== "running" || last)) return this.release(batch.slice(i));
+      // A healthy-lane batch holds its slot for at most about `slowMs`: an endpoint that answers just under it
+      // cannot keep a slot for a whole batch of slow answers.
+      const overdue = Date.now() - started > this.options.slowMs;
+      if (i > 0 && (this.state !== "running" || last || overdue)) return this.release(batch.slice(i));
       let outcome: AttemptOutcome;
       try {
         outcome = await this.attempt(batch[i], i === batch.length - 1);

@@ -1,9 +1,10 @@
 /**
- * Fair share of the probation lane between companies (docs/architecture.md "Webhook delivery scheduling"): when
- * more probation queues are due than there are free slots, no company gets more than `perCompany` attempts in
- * flight in this process, and the queues it has beyond that are put back (deferred) instead of standing at the
- * front of the line, so one company's crowd of dead endpoints cannot make every other company's new or failing
- * endpoints wait for it. Work-conserving: while the lane has room for every due queue, nothing is capped.
+ * Fair share of a lane between companies (docs/architecture.md "Webhook delivery scheduling"): when more queues
+ * of a lane are due than there are free slots, no company gets more than `perCompany` of them in flight in this
+ * process, and the queues it has beyond that are put back (deferred) instead of standing at the front of the line,
+ * so one company's crowd (dead endpoints in the probation lane, many just-fast-enough ones in the healthy lane)
+ * cannot make every other company's endpoints wait for it. Work-conserving: while the lane has room for every due
+ * queue, nothing is capped.
  * Pure function only.
  */
 

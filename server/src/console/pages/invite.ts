@@ -43,7 +43,9 @@ export function inviteRouter(ctx: AppContext): Router {
       return renderInvite(req, res, invite, formErrors(err, { password: "password", password_confirmation: "password_confirmation" }, "password"));
     }
     // A new session id for the new user; a previous session of this browser ends (as at sign-in: no fixation).
-    if (req.consoleSession) await signOut(ctx.prisma, req.consoleSession.idHash);
+    // The browser's previous session ends, signed in or waiting for its second factor, as at sign-in.
+    const previous = req.consoleSession ?? req.pendingSignIn;
+    if (previous) await signOut(ctx.prisma, previous.idHash);
     const session = await signIn(ctx.prisma, { email: invite.email, password, ip: clientIp(req) });
     if (session) setSessionCookie(req, res, session.sessionId);
     res.redirect(303, session ? "/console/" : "/console/sign-in");

@@ -132,10 +132,10 @@ export function twoFactorRouter(ctx: AppContext): Router {
 
   router.post("/two-factor/confirm", ...limits, async (req, res) => {
     try {
-      const codes = await confirmSetup(ctx.prisma, signedIn(req).id, body(req).code, byUser(req));
+      const codes = await confirmSetup(ctx.prisma, signedIn(req).id, body(req).code, { ...byUser(req), sessionHash: req.consoleSession!.idHash });
       await notify(ctx.prisma, req, {
         kind: "success",
-        message: "Two-factor sign-in is on. Save these recovery codes somewhere safe: each signs you in once if you lose your authenticator. They are not shown again.",
+        message: "Two-factor sign-in is on, and your other sessions are signed out. Save these recovery codes somewhere safe: each signs you in once if you lose your authenticator. They are not shown again.",
         secret: recoveryCodesNotice(codes),
       });
       res.redirect(303, TWO_FACTOR_PATH);
