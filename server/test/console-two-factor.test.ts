@@ -9,6 +9,7 @@
 import { Secret, TOTP } from "otpauth";
 import type { Router } from "express";
 import {
+  acceptInviteOverHttp,
   createConsoleUser,
   expectNoSeriousAxeViolations,
   submitForm,
@@ -20,6 +21,7 @@ import { consoleRouter } from "../src/console";
 import { SECOND_FACTOR_LIMITS } from "../src/console/failure-limits";
 import { createCompany } from "../src/services/companies";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
+import { inviteUser } from "../src/services/users";
 
 const env = useConsoleTestServer("owner", () => startTestServer());
 const db = () => env.t.server.ctx.prisma;
@@ -235,6 +237,22 @@ describe("the second step", () => {
     await elsewhere.password(fresh);
     expect((await elsewhere.secondStep({ code: freshCode(f.secret, f.used) })).status).toBe(303);
   }, 120_000);
+});
+
+describe("a pending second step and an invitation in the same browser", () => {
+  it("accepting the invitation ends the pending session, as sign-in does", async () => {
+    const owner = await createConsoleUser(env.t, "owner");
+    await enableFor(owner);
+    const client = new Client();
+    expect((await client.password(owner)).status).toBe(303);
+    const pending = `stageline.session=${client.cookies.get("stageline.session")}`;
+    const pendingRows = await db().consoleSession.count({ where: { userId: owner.id, secondFactorPending: true } });
+    expect(pendingRows).toBe(1);
+    const { token } = await inviteUser(db(), owner.companyId, { email: `joiner-${Date.now()}@acme.example`, role: "member" }, { actor: { type: "user", id: owner.id, email: owner.email } });
+    const accepted = await acceptInviteOverHttp(env.t.url, token, "violet harbor lantern quiz", pending);
+    expect(accepted.status).toBe(303);
+    expect(await db().consoleSession.count({ where: { userId: owner.id, secondFactorPending: true } })).toBe(0);
+  });
 });
 
 describe("company requirement and reset", () => {
