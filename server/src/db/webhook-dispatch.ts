@@ -101,6 +101,15 @@ export async function adoptWakeups(prisma: PrismaClient, limit: number): Promise
   return Number(rows[0]?.consumed ?? 0);
 }
 
+/**
+ * The predicate of a lane's scheduled queues, word for word the predicate of its partial index
+ * (`webhook_subscriptions_due_healthy_idx` / `..._due_other_idx`, migration 20261124100000), so every query that
+ * reads a lane's due queues walks that index. Columns of `webhook_subscriptions`, unqualified.
+ */
+export function laneQueues(healthy: boolean): string {
+  return `${healthy ? "" : "NOT "}healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL`;
+}
+
 /** A due queue locked by the claim, offered to the lane's fair share (`shareHealthy`, `shareProbation`). */
 export interface DueQueueCandidate {
   id: string;
@@ -167,15 +176,13 @@ export async function claimDueDeliveries(
       `
       WITH healthy_lane AS (
         SELECT id, company_id FROM webhook_subscriptions
-        WHERE healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
-          AND next_due_at <= now()
+        WHERE ${laneQueues(true)} AND next_due_at <= now()
         ORDER BY next_due_at
         LIMIT $1::int
         FOR NO KEY UPDATE SKIP LOCKED
       ), probation_lane AS (
         SELECT id, company_id FROM webhook_subscriptions
-        WHERE NOT healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL
-          AND next_due_at <= now()
+        WHERE ${laneQueues(false)} AND next_due_at <= now()
         ORDER BY next_due_at
         LIMIT $2::int
         FOR NO KEY UPDATE SKIP LOCKED
@@ -194,14 +201,14 @@ export async function claimDueDeliveries(
     const probationShare = decide(false, probation, shareProbation);
     const chosen = new Set([...healthyShare.claim, ...probationShare.claim]);
     const queues = locked.filter((q) => chosen.has(q.id));
-    const share = { defer: [...healthyShare.defer, ...probationShare.defer] };
-    if (share.defer.length > 0) {
+    const defer = [...healthyShare.defer, ...probationShare.defer];
+    if (defer.length > 0) {
       // Locked above, so moving them later is the claim's to do (see the module's rule): due again after the delay.
       await tx(
         `UPDATE webhook_subscriptions s SET next_due_at = now() + (d.delay_ms * interval '1 millisecond')
          FROM unnest($1::text[], $2::int[]) AS d(id, delay_ms)
          WHERE s.id = d.id`,
-        [share.defer.map((d) => d.id), share.defer.map((d) => Math.max(0, Math.round(d.delayMs)))],
+        [defer.map((d) => d.id), defer.map((d) => Math.max(0, Math.round(d.delayMs)))],
       );
     }
     if (queues.length === 0) return [];

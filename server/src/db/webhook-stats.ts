@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client";
 import { queryOne } from "./sql";
+import { laneQueues } from "./webhook-dispatch";
 
 /**
  * The pending count stops at this many: counting is O(pending), so an exact count of a 1,000,000-row backlog would
@@ -46,10 +47,8 @@ export async function readWebhookQueueStats(prisma: PrismaClient, pendingCap: nu
     `SELECT
        (SELECT count(*)::int FROM (SELECT 1 FROM webhook_deliveries WHERE state = 'pending' LIMIT $1::int) p) AS pending,
        coalesce(extract(epoch FROM now() - least(
-         (SELECT min(next_due_at) FROM webhook_subscriptions
-          WHERE healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL),
-         (SELECT min(next_due_at) FROM webhook_subscriptions
-          WHERE NOT healthy AND next_due_at IS NOT NULL AND disabled_at IS NULL AND paused_at IS NULL))), 0)::float8
+         (SELECT min(next_due_at) FROM webhook_subscriptions WHERE ${laneQueues(true)}),
+         (SELECT min(next_due_at) FROM webhook_subscriptions WHERE ${laneQueues(false)}))), 0)::float8
          AS lag_seconds,
        (SELECT count(*)::int FROM webhook_subscriptions WHERE failing_since IS NOT NULL AND disabled_at IS NULL)
          AS endpoints_failing`,

@@ -349,12 +349,10 @@ export async function listEndpointDeliveries(
   const state = options.outcome ? DELIVERY_OUTCOMES[options.outcome] : undefined;
   const rows = await log.listDeliverySummaries(ctx.prisma, id, { state, after }, DELIVERY_PAGE_SIZE + 1);
   const waiting = await log.countPendingDeliveries(ctx.prisma, id, WAITING_COUNT_CAP + 1);
-  const health = endpointHealthOf(endpoint);
   return {
     endpoint,
     health: {
-      failingSince: health.failing_since === null ? null : new Date(health.failing_since),
-      nextAttemptAt: health.next_attempt_at === null ? null : new Date(health.next_attempt_at),
+      ...endpointHealthOf(endpoint),
       waiting: Math.min(waiting, WAITING_COUNT_CAP),
       waitingCapped: waiting > WAITING_COUNT_CAP,
     },

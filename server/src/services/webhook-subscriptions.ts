@@ -39,6 +39,7 @@ export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
  * `endpointHealthOf`); never carries a secret.
  */
 export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): WebhookSubscription {
+  const health = endpointHealthOf(row);
   return {
     id: row.id,
     target_url: row.targetUrl,
@@ -46,24 +47,23 @@ export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): Webh
     created_at: row.createdAt.toISOString(),
     disabled_at: row.disabledAt?.toISOString() ?? null,
     disabled_reason: row.disabledAt ? row.disabledReason : null,
-    ...endpointHealthOf(row),
+    failing_since: health.failingSince?.toISOString() ?? null,
+    next_attempt_at: health.nextAttemptAt?.toISOString() ?? null,
   };
 }
 
 /**
- * Endpoint health as the contract shows it (CONTRACT "Events and deliveries"): `failing_since` while the last
- * attempt failed, and `next_attempt_at`, when the failing endpoint is tried next: the time its queue is due (the
- * head's retry), null when it is not failing, disabled or paused (nothing is tried then).
+ * Endpoint health as the contract shows it (CONTRACT "Events and deliveries"; the API's `failing_since` and
+ * `next_attempt_at`, the console's endpoint page): `failingSince` while the last attempt failed, and
+ * `nextAttemptAt`, when the failing endpoint is tried next: the time its queue is due (the head's retry); both null
+ * when it is not failing or is disabled, and `nextAttemptAt` null while paused (nothing is tried then).
  */
 export function endpointHealthOf(row: Pick<subscriptions.SubscriptionRow, "failingSince" | "nextDueAt" | "disabledAt" | "pausedAt">): {
-  failing_since: string | null;
-  next_attempt_at: string | null;
+  failingSince: Date | null;
+  nextAttemptAt: Date | null;
 } {
-  const failing = row.failingSince !== null && row.disabledAt === null;
-  return {
-    failing_since: failing ? row.failingSince!.toISOString() : null,
-    next_attempt_at: failing && row.pausedAt === null && row.nextDueAt ? row.nextDueAt.toISOString() : null,
-  };
+  const failingSince = row.disabledAt === null ? row.failingSince : null;
+  return { failingSince, nextAttemptAt: failingSince && row.pausedAt === null ? row.nextDueAt : null };
 }
 
 /** The API's view of a company's subscriptions: REST hooks only. */
