@@ -294,7 +294,15 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         "The external API of Stageline (`/v1/ext`). Authenticate every request with an API key in the `x-api-key` header. " +
         "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
         `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key per ${RATE_LIMIT.windowSeconds}-second window). ` +
-        `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).`,
+        `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).\n\n` +
+        "Rules every request meets: no string, in the body, the path or the query, may contain U+0000 (400). Query values are " +
+        "trimmed and a blank value counts as absent; lengths count after trimming. Cursors are opaque strings that only the " +
+        "server issues. A method a path does not support is `405` with an `Allow` header and code `method_not_allowed`, " +
+        "decided before the key is checked and not counted against the rate limit; `OPTIONS` answers with `Allow`.\n\n" +
+        "Versioning: `/v1/ext/` changes only additively (new endpoints, optional request fields, response fields, headers, " +
+        "event names, problem codes for new conditions); clients must ignore response fields they do not know. `info.version` " +
+        "is the date of the newest entry of the API changelog. A deprecated operation is marked `deprecated` and its responses " +
+        "carry `Deprecation`, `Sunset` (once set) and `Link: <...>; rel=\"deprecation\"`.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This server" }],

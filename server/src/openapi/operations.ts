@@ -16,6 +16,7 @@ import {
   ItemSchema,
   ItemUpdateSchema,
   MeSchema,
+  NUL_FREE_PATTERN,
   PageQuerySchema,
   PipelineFieldSchema,
   PipelineSchema,
@@ -36,7 +37,7 @@ import * as ex from "./examples";
 
 /**
  * CONTRACT "Versioning and compatibility" / "HTTP semantics, order of checks": the document's `info.version`, the date
- * of the newest entry of docs/api/CHANGELOG.md (server/test/api-changelog.test.ts fails when they differ).
+ * of the newest entry of docs/api/CHANGELOG.md (server/test/openapi-compat.test.ts fails when they differ).
  */
 export const API_VERSION = "2026-11-24";
 
@@ -115,7 +116,7 @@ export const API_TAGS = {
 /** A tag name. */
 export type ApiTag = keyof typeof API_TAGS;
 
-const id = (description: string) => z.string().min(1).max(255).meta({ description });
+const id = (description: string) => z.string().min(1).max(255).regex(NUL_FREE_PATTERN).meta({ description });
 const itemPath = z.object({ item_id: id("The item's `item_id`.") });
 const taskPath = z.object({ task_id: id("The task's `task_id`.") });
 const pipelinePath = z.object({ pipeline_id: id("The pipeline's `id`.") });
