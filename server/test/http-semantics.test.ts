@@ -3,6 +3,7 @@
  * served document does not list answers `405 method_not_allowed` with the right `Allow`, before authentication,
  * rate limiting or any lookup (valid key, bad key, no key, unknown ids alike), and without counting against the rate
  * limit; `OPTIONS` answers `204` with the same `Allow`; a literal segment (`/items/check-duplicates`) is never an id.
+ * And over HTTP, the query rules the document states (gap 3): values trimmed, blank = absent, lengths after trimming.
  */
 import { PROBLEM_CONTENT_TYPE } from "@stageline/shared";
 import { startTestServer, type TestServer } from "./helpers/test-server";
@@ -83,5 +84,28 @@ describe("405 Method Not Allowed on every path of the served document", () => {
     expect(upper.headers.get("allow")).toBe("GET, HEAD, OPTIONS, POST");
     expect((await t.request("PUT", "/v1/ext/no-such-path")).status).toBe(404);
     expect((await t.request("GET", "/v1/ext/items/a/b")).status).toBe(404);
+  });
+});
+
+describe("query values over HTTP (trimmed, blank = absent, lengths after trimming)", () => {
+  it("answers the reported cases as the document says", async () => {
+    expect((await t.request("GET", "/v1/ext/items?pipeline_id=&created_after=")).status).toBe(200);
+    expect((await t.request("GET", "/v1/ext/items?pipeline_id=%20%20")).status).toBe(200);
+    const q = await t.request("GET", "/v1/ext/items?q=%20a");
+    expect(q.status).toBe(400);
+    expect(q.body.errors[0].path).toBe("q");
+    expect((await t.request("GET", "/v1/ext/items?q=%20ab%20")).status).toBe(200);
+  });
+
+  it("trims every parameter: a padded id filters like the id, a padded limit is the number, and limit takes digits only", async () => {
+    const created = await t.request("POST", "/v1/ext/items", { name: "Trim probe", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    expect(created.status).toBe(201);
+    const padded = await t.request("GET", `/v1/ext/items?pipeline_id=%20${t.pipeline.id}%09&limit=%201%20`);
+    expect(padded.status).toBe(200);
+    expect(padded.body.map((i: { item_id: string }) => i.item_id)).toEqual([created.body.item_id]);
+    for (const bad of ["0x10", "1e2", "5.0", "0", "501"]) {
+      expect({ bad, status: (await t.request("GET", `/v1/ext/items?limit=${bad}`)).status }).toEqual({ bad, status: 400 });
+    }
+    expect((await t.request("GET", "/v1/ext/tasks?is_completed=%20true%20&limit=")).status).toBe(200);
   });
 });
