@@ -1,6 +1,6 @@
 /**
  * The Express application: request timing (metrics), the operator probes (`/healthz`, `/readyz`), body parsing
- * (1 MiB), request logging, API-key auth, the per-key rate limit, the
+ * (1 MiB), request logging, route-level semantics (405/OPTIONS/deprecation), API-key auth, the per-key rate limit, the
  * `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
  * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
@@ -13,6 +13,7 @@ import { requireAuth, resolveApiKey } from "./http/auth";
 import { docsRouter } from "./http/docs-page";
 import { healthRouter, PROBE_PATHS } from "./http/health";
 import { bodyTimeout } from "./http/body-timeout";
+import { routeSemantics } from "./http/method-not-allowed";
 import { notFoundHandler } from "./http/not-found";
 import { refuseNulInJson, refuseNulInUrl } from "./http/nul-characters";
 import { renderProblem } from "./http/problem";
@@ -20,6 +21,8 @@ import { createRateLimiter } from "./http/rate-limit";
 import { requestMetrics } from "./http/request-metrics";
 import { adminRouter } from "./admin/admin-routes";
 import { consoleRouter } from "./console";
+import { API_OPERATIONS } from "./openapi/operations";
+import { buildRouteTable } from "./openapi/route-table";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
 import { openApiRouter } from "./routes/openapi";
@@ -57,6 +60,9 @@ export function createApp(ctx: AppContext): Express {
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));
   // The API reference: no key, not rate-limited per key (CONTRACT "Reference").
   app.use(docsRouter());
+  // 405 + Allow, OPTIONS and deprecation headers, from the operation registry alone: before the key lookup and the
+  // rate limiter, so a bad key or an unknown id on an unsupported method is still 405 and nothing is counted.
+  app.use(routeSemantics(buildRouteTable(API_OPERATIONS)));
   app.use("/v1/ext", openApiRouter());
 
   const ext = express.Router();

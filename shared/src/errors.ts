@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "validation_failed",
   "not_found",
+  "method_not_allowed",
   "version_conflict",
   "invalid_reference",
   "payload_too_large",
@@ -32,7 +33,8 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
 
 /**
  * CONTRACT "Errors" and spec "Errors": the HTTP status of each problem code
- * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency").
+ * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency",
+ * 405 `method_not_allowed` from CONTRACT "HTTP semantics").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -41,6 +43,7 @@ export const PROBLEM_STATUS = {
   rate_limited: 429,
   validation_failed: 400,
   not_found: 404,
+  method_not_allowed: 405,
   version_conflict: 409,
   invalid_reference: 422,
   payload_too_large: 413,
@@ -59,6 +62,7 @@ export const PROBLEM_TITLES = {
   rate_limited: "Rate limit exceeded",
   validation_failed: "Validation failed",
   not_found: "Not found",
+  method_not_allowed: "Method not allowed",
   version_conflict: "Version conflict",
   invalid_reference: "Invalid reference",
   payload_too_large: "Payload too large",

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { INT_MAX, LONG_TEXT_MAX, NAME_MAX, URL_MAX } from "./limits";
+import { NUL_FREE_PATTERN, nulFreeMessage } from "./query-params";
 
 /** The issue data our message functions read. */
 type IssueInput = { readonly input?: unknown };
@@ -15,27 +16,30 @@ function typeMessage(field: string, expected: string): (iss: IssueInput) => stri
   return (iss) => (iss.input === undefined ? `${field} is required.` : `${field} must be ${expected}.`);
 }
 
-/** A non-empty string of 1..max characters (names, titles, identifiers). */
+/** A non-empty string of 1..max characters (names, titles, identifiers), without U+0000 (CONTRACT "HTTP semantics"). */
 export function textField(field: string, max: number = NAME_MAX) {
   return z
     .string({ error: typeMessage(field, "text") })
     .min(1, { error: `${field} must not be empty.` })
-    .max(max, { error: `${field} must be at most ${max} characters.` });
+    .max(max, { error: `${field} must be at most ${max} characters.` })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) });
 }
 
-/** An identifier: a non-empty string of at most 255 characters. */
+/** An identifier: a non-empty string of at most 255 characters, without U+0000. */
 export function idField(field: string) {
   return z
     .string({ error: typeMessage(field, "an ID (text)") })
     .min(1, { error: `${field} must not be empty.` })
-    .max(NAME_MAX, { error: `${field} must be at most ${NAME_MAX} characters.` });
+    .max(NAME_MAX, { error: `${field} must be at most ${NAME_MAX} characters.` })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) });
 }
 
-/** Free text that may be empty, up to `max` characters (descriptions, notes). */
+/** Free text that may be empty, up to `max` characters (descriptions, notes), without U+0000. */
 export function longTextField(field: string, max: number = LONG_TEXT_MAX) {
   return z
     .string({ error: typeMessage(field, "text") })
-    .max(max, { error: `${field} must be at most ${max} characters.` });
+    .max(max, { error: `${field} must be at most ${max} characters.` })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) });
 }
 
 /** Earliest and latest years a date-time may name: what PostgreSQL timestamps and ISO 8601 four-digit years both hold. */
@@ -99,11 +103,13 @@ export function httpUrlField(field: string) {
     .max(URL_MAX, { error: `${field} must be at most ${URL_MAX} characters.` });
 }
 
-/** A string-keyed JSON object of arbitrary values. */
+/** A string-keyed JSON object of arbitrary values (no string in it may contain U+0000: the server refuses the body). */
 export function recordField(field: string) {
-  return z.record(z.string(), z.unknown(), {
-    error: typeMessage(field, 'an object of values keyed by field name, e.g. {"email": "ada@example.com"}'),
-  });
+  return z
+    .record(z.string(), z.unknown(), {
+      error: typeMessage(field, 'an object of values keyed by field name, e.g. {"email": "ada@example.com"}'),
+    })
+    .meta({ description: "Values keyed by field name. No string in it, key or value, may contain U+0000." });
 }
 
 /**
@@ -132,11 +138,3 @@ export function hasAnyField(value: Record<string, unknown>): boolean {
 
 /** Message of the "at least one field" refinement of update bodies. */
 export const AT_LEAST_ONE_FIELD_MESSAGE = "Provide at least one field to change.";
-
-/**
- * Wraps a query-parameter schema so an empty value (`?pipeline_id=`) counts as absent:
- * integration platforms send blank optional fields as empty strings.
- */
-export function queryParam<T extends z.ZodType>(schema: T) {
-  return z.preprocess((value) => (value === "" ? undefined : value), schema);
-}

@@ -46,3 +46,15 @@ export function isIdempotencyKey(value: unknown): value is string {
 export function resourceLocation(collection: "items" | "tasks", id: string): string {
   return `${API_BASE_PATH}/${collection}/${encodeURIComponent(id)}`;
 }
+
+/** CONTRACT "HTTP semantics": the header listing the methods a path supports (RFC 9110 section 10.2.1). */
+export const ALLOW_HEADER = "Allow";
+
+/**
+ * CONTRACT "Versioning and compatibility": the public changelog of the external API (docs/api/CHANGELOG.md); each
+ * entry's anchor is its date (`#2026-11-24`). A deprecated operation's `Link: <...>; rel="deprecation"` points here.
+ */
+export const API_CHANGELOG_URL = "https://docs.stageline.dev/api/changelog";
+
+/** CONTRACT "Versioning and compatibility": response headers of a deprecated operation (RFC 9745, RFC 8594). */
+export const DEPRECATION_HEADERS = { deprecation: "Deprecation", sunset: "Sunset", link: "Link" } as const;

@@ -9,6 +9,7 @@ export * from "./keyset-cursor";
 export * from "./limits";
 export * from "./http";
 export * from "./pagination";
+export * from "./query-params";
 export * from "./blueprint";
 export * from "./blueprint-limits";
 export * from "./items";

@@ -5,13 +5,13 @@ import {
   dateTimeField,
   hasAnyField,
   idField,
-  queryParam,
   recordField,
   strictBody,
   textField,
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
+import { NUL_FREE_PATTERN, nulFreeMessage, queryParam } from "./query-params";
 import { NAME_MAX } from "./limits";
 
 const timestamp = z.iso.datetime({ offset: true });
@@ -79,7 +79,10 @@ export const ItemUpdateSchema = strictBody({
   contact_id: idField("contact_id").nullable().optional(),
   source: textField("source").optional(),
   metadata: recordField("metadata").optional(),
-}).refine(hasAnyField, { error: AT_LEAST_ONE_FIELD_MESSAGE });
+})
+  .refine(hasAnyField, { error: AT_LEAST_ONE_FIELD_MESSAGE })
+  // CONTRACT "HTTP semantics": the document states the rule (`{}` is a 400).
+  .meta({ minProperties: 1 });
 /** Body of PATCH /v1/ext/items/{item_id}. */
 export type ItemUpdate = z.infer<typeof ItemUpdateSchema>;
 
@@ -88,19 +91,17 @@ export const ITEM_SEARCH_MIN = 2;
 export const ITEM_SEARCH_MAX = 100;
 
 /**
- * A text filter of the items list: trimmed; blank counts as absent (like every empty query value).
+ * A text filter of the items list: trimmed, blank counts as absent (like every query value, query-params.ts).
  * @param min / max length after trimming.
  */
 function trimmedFilter(field: string, min: number, max: number) {
   return queryParam(
-    z.preprocess(
-      (value) => (typeof value === "string" ? value.trim() || undefined : value),
-      z
-        .string({ error: `${field} must be given once, as text.` })
-        .min(min, { error: `${field} must be at least ${min} characters.` })
-        .max(max, { error: `${field} must be at most ${max} characters.` })
-        .optional(),
-    ),
+    z
+      .string({ error: `${field} must be given once, as text.` })
+      .min(min, { error: `${field} must be at least ${min} characters.` })
+      .max(max, { error: `${field} must be at most ${max} characters.` })
+      .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) })
+      .optional(),
   );
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { queryParam } from "./fields";
+import { NUL_FREE_PATTERN, integerQueryParam, nulFreeMessage, queryParam } from "./query-params";
 
 /** CONTRACT "Lists": page size when `limit` is not given. */
 export const DEFAULT_PAGE_LIMIT = 100;
@@ -9,9 +9,9 @@ export const MAX_PAGE_LIMIT = 500;
 
 const LIMIT_MESSAGE = `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}.`;
 
-/** CONTRACT "Lists": the `limit` query parameter, 1..500, default 100 (query strings are coerced to numbers). */
-export const LimitSchema = queryParam(
-  z.coerce
+/** CONTRACT "Lists": the `limit` query parameter, 1..500, default 100 (plain decimal digits, trimmed). */
+export const LimitSchema = integerQueryParam(
+  z
     .number({ error: LIMIT_MESSAGE })
     .int({ error: LIMIT_MESSAGE })
     .min(1, { error: LIMIT_MESSAGE })
@@ -19,12 +19,20 @@ export const LimitSchema = queryParam(
     .default(DEFAULT_PAGE_LIMIT),
 );
 
-/** CONTRACT "Lists": the opaque `cursor` query parameter, taken from the `Link: <...>; rel="next"` URL. */
+/**
+ * CONTRACT "Lists" and "HTTP semantics": the opaque `cursor` query parameter, taken from the `Link: <...>; rel="next"`
+ * URL; only the server issues cursors (one it did not issue is a 400).
+ */
 export const CursorSchema = queryParam(
   z
     .string({ error: "cursor must be given once, as the value from the Link header's next URL." })
     .min(1)
     .max(1024, { error: "cursor is not valid. Follow the next URL from the Link header instead of building it." })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage("cursor") })
+    .meta({
+      description:
+        "Opaque: copy it from the `Link` header's `rel=\"next\"` URL (or follow that URL). Only the server issues cursors; one it did not issue is a 400 `validation_failed`.",
+    })
     .optional(),
 );
 

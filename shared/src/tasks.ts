@@ -7,12 +7,12 @@ import {
   hasAnyField,
   idField,
   longTextField,
-  queryParam,
   strictBody,
   textField,
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
+import { queryParam } from "./query-params";
 
 /** Spec "Task (response)": allowed values of `priority`. */
 export const TASK_PRIORITIES = ["none", "low", "medium", "high", "urgent"] as const;
@@ -87,7 +87,10 @@ export const TaskUpdateSchema = strictBody({
   due_at: dateTimeField("due_at").optional(),
   assigned_to: idField("assigned_to").optional(),
   ...optionalTaskFields,
-}).refine(hasAnyField, { error: AT_LEAST_ONE_FIELD_MESSAGE });
+})
+  .refine(hasAnyField, { error: AT_LEAST_ONE_FIELD_MESSAGE })
+  // CONTRACT "HTTP semantics": the document states the rule (`{}` is a 400).
+  .meta({ minProperties: 1 });
 /** Body of PATCH /v1/ext/tasks/{task_id}. */
 export type TaskUpdate = z.infer<typeof TaskUpdateSchema>;
 

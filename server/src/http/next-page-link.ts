@@ -6,7 +6,7 @@ import { encodeKeysetCursor, type KeysetPosition } from "@stageline/shared";
 
 /**
  * Given rows fetched with `take: limit + 1`, returns the page and sets the `Link: rel="next"` header when a further
- * row exists. The next URL is the request's own URL with `cursor` replaced.
+ * row exists (beside any Link already set). The next URL is the request's own URL with `cursor` replaced.
  */
 export function pageWithLink<T extends KeysetPosition>(req: Request, res: Response, rows: T[], limit: number): T[] {
   if (rows.length <= limit) return rows;
@@ -15,6 +15,7 @@ export function pageWithLink<T extends KeysetPosition>(req: Request, res: Respon
   const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
   url.searchParams.set("cursor", encodeKeysetCursor(last));
   url.searchParams.set("limit", String(limit));
-  res.setHeader("Link", `<${url.toString()}>; rel="next"`);
+  // append: a deprecated list already carries `Link: <...>; rel="deprecation"` (http/deprecation.ts).
+  res.append("Link", `<${url.toString()}>; rel="next"`);
   return page;
 }

@@ -11,6 +11,7 @@
 import { z } from "zod";
 import { createDocument, type ZodOpenApiObject, type ZodOpenApiOperationObject, type ZodOpenApiResponseObject } from "zod-openapi";
 import {
+  API_CHANGELOG_URL,
   API_KEY_HEADER,
   DuplicateMatchSchema,
   ERROR_CODES,
@@ -36,7 +37,7 @@ import {
   createProblem,
   type ErrorCode,
 } from "@stageline/shared";
-import { API_OPERATIONS, API_TAGS, type ApiOperation } from "./operations";
+import { API_OPERATIONS, API_TAGS, API_VERSION, type ApiDeprecation, type ApiOperation } from "./operations";
 
 /** The name of the API-key security scheme in `components.securitySchemes`. */
 export const API_KEY_SCHEME = "ApiKeyAuth";
@@ -60,6 +61,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   rate_limited: `Rate limit of ${RATE_LIMIT.limit} requests per ${RATE_LIMIT.windowSeconds} seconds exceeded. Retry after 12 seconds.`,
   validation_failed: "The request body is invalid (name).",
   not_found: "Item 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f was not found.",
+  method_not_allowed: "GET is not supported on /v1/ext/items/check-duplicates; use OPTIONS, POST.",
   version_conflict: "The item is at version 3, not 2. Read it again and retry with the current version.",
   invalid_reference: "stage_id does not name a stage of this pipeline.",
   payload_too_large: "The request body is larger than 1 MiB.",
@@ -122,6 +124,32 @@ const replayedHeader = header(
   z.enum(["true"]).optional(),
   "Present (`true`) when this response is a replay of the first response to the same `Idempotency-Key`.",
 );
+
+const deprecationHeader = header(
+  "Deprecation",
+  z.string().regex(/^@\d+$/).meta({ example: "@1795478400" }),
+  "RFC 9745: this operation is deprecated since this instant (`@` + Unix seconds). Every response of the operation carries it.",
+);
+const sunsetHeader = header(
+  "Sunset",
+  z.string().meta({ example: "Sat, 01 May 2027 00:00:00 GMT" }),
+  "RFC 8594: the HTTP-date after which this operation stops working.",
+);
+const deprecationLinkHeader = header(
+  "DeprecationLink",
+  z.string().meta({ example: `<${API_CHANGELOG_URL}#2026-11-24>; rel="deprecation"; type="text/html"` }),
+  "RFC 9745: `rel=\"deprecation\"` link to the changelog entry that announces the deprecation.",
+);
+
+/** The response headers of a deprecated operation (CONTRACT "Versioning and compatibility"). */
+function deprecationHeaderSchemas(withSunset: boolean): Record<string, z.ZodType> {
+  return { Deprecation: deprecationHeader, ...(withSunset ? { Sunset: sunsetHeader } : {}), Link: deprecationLinkHeader };
+}
+
+function deprecationText(dep: ApiDeprecation): string {
+  const sunset = dep.sunset ? ` It stops working on ${dep.sunset} (\`Sunset\`).` : "";
+  return `**Deprecated** since ${dep.since}: see the changelog entry of ${dep.changelogEntry} (\`Link: rel="deprecation"\`).${sunset} Every response carries \`Deprecation\`.`;
+}
 
 // --- problem responses (components.responses) ------------------------------------------------------------------
 
@@ -203,10 +231,12 @@ const idempotencyKeyParam = z
 function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
   const keyed = op.access !== "public";
   const idempotent = op.idempotent === true;
-  const successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
+  let successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
   if (op.success.link) successHeaders.Link = linkHeader;
   if (op.success.location) successHeaders.Location = locationHeader;
   if (idempotent) successHeaders[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
+  // A deprecated list's Link carries both rel="next" and rel="deprecation"; the list's own Link schema stays.
+  if (op.deprecated) successHeaders = { ...deprecationHeaderSchemas(op.deprecated.sunset !== undefined), ...successHeaders };
 
   const responses: Record<string, ZodOpenApiResponseObject> = {
     [String(op.success.status)]: {
@@ -226,12 +256,15 @@ function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
     responses[String(status)] = problemResponse(status, codes, keyed, idempotent);
   }
 
-  const description = [op.description, accessText(op), idempotent ? IDEMPOTENCY_TEXT : undefined].filter(Boolean).join("\n\n");
+  const description = [op.description, accessText(op), idempotent ? IDEMPOTENCY_TEXT : undefined, op.deprecated ? deprecationText(op.deprecated) : undefined]
+    .filter(Boolean)
+    .join("\n\n");
   return {
     operationId: op.operationId,
     summary: op.summary,
     description,
     tags: [op.tag],
+    ...(op.deprecated ? { deprecated: true } : {}),
     ...(op.access === "public" ? { security: [] } : {}),
     requestParams: {
       ...(op.path_params ? { path: op.path_params } : {}),
@@ -245,23 +278,31 @@ function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
   };
 }
 
-/** The document input for zod-openapi: info, security, tags, components and every operation of the registry. */
-function documentInput(): ZodOpenApiObject {
+/** The document input for zod-openapi: info, security, tags, components and every operation of `operations`. */
+function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
   const paths: NonNullable<ZodOpenApiObject["paths"]> = {};
-  for (const op of API_OPERATIONS) {
+  for (const op of operations) {
     paths[op.path] = { ...paths[op.path], [op.method]: buildOperation(op) };
   }
   return {
     openapi: "3.1.0",
     info: {
       title: "Stageline external API",
-      version: "1.0.0",
+      version: API_VERSION,
       summary: "Pipeline items, tasks and REST hooks for integration platforms.",
       description:
         "The external API of Stageline (`/v1/ext`). Authenticate every request with an API key in the `x-api-key` header. " +
         "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
         `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key per ${RATE_LIMIT.windowSeconds}-second window). ` +
-        `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).`,
+        `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).\n\n` +
+        "Rules every request meets: no string, in the body, the path or the query, may contain U+0000 (400). Query values are " +
+        "trimmed and a blank value counts as absent; lengths count after trimming. Cursors are opaque strings that only the " +
+        "server issues. A method a path does not support is `405` with an `Allow` header and code `method_not_allowed`, " +
+        "decided before the key is checked and not counted against the rate limit; `OPTIONS` answers with `Allow`.\n\n" +
+        "Versioning: `/v1/ext/` changes only additively (new endpoints, optional request fields, response fields, headers, " +
+        "event names, problem codes for new conditions); clients must ignore response fields they do not know. `info.version` " +
+        "is the date of the newest entry of the API changelog. A deprecated operation is marked `deprecated` and its responses " +
+        "carry `Deprecation`, `Sunset` (once set) and `Link: <...>; rel=\"deprecation\"`.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This server" }],
@@ -310,6 +351,14 @@ export function openApiJson(): string {
 }
 
 function build(): { document: ReturnType<typeof createDocument>; json: string } {
-  const document = createDocument(documentInput());
+  const document = buildOpenApiDocument(API_OPERATIONS);
   return { document, json: `${JSON.stringify(document, null, 2)}\n` };
+}
+
+/**
+ * The OpenAPI document of `operations` (the registry, or a test's own list, e.g. with a deprecated operation that
+ * exists only in tests). Not cached; the served document is {@link openApiDocument}.
+ */
+export function buildOpenApiDocument(operations: readonly ApiOperation[]): ReturnType<typeof createDocument> {
+  return createDocument(documentInput(operations));
 }

@@ -16,6 +16,7 @@ import {
   ItemSchema,
   ItemUpdateSchema,
   MeSchema,
+  NUL_FREE_PATTERN,
   PageQuerySchema,
   PipelineFieldSchema,
   PipelineSchema,
@@ -33,6 +34,12 @@ import {
   type Scope,
 } from "@stageline/shared";
 import * as ex from "./examples";
+
+/**
+ * CONTRACT "Versioning and compatibility" / "HTTP semantics, order of checks": the document's `info.version`, the date
+ * of the newest entry of docs/api/CHANGELOG.md (server/test/openapi-compat.test.ts fails when they differ).
+ */
+export const API_VERSION = "2026-11-24";
 
 /** HTTP methods the API uses (lower case, as OpenAPI path items name them). */
 export type ApiMethod = "get" | "post" | "patch" | "delete";
@@ -79,6 +86,22 @@ export interface ApiOperation {
   errors?: readonly ErrorCode[];
   /** Accepts `Idempotency-Key` (CONTRACT "Idempotency"). */
   idempotent?: boolean;
+  /**
+   * Marks the operation deprecated (CONTRACT "Versioning and compatibility"): `deprecated: true` in the document, and
+   * every response carries `Deprecation`, `Sunset` (once `sunset` is set) and `Link: <...>; rel="deprecation"`
+   * (http/deprecation.ts).
+   */
+  deprecated?: ApiDeprecation;
+}
+
+/** When and why an operation is deprecated. */
+export interface ApiDeprecation {
+  /** The day it was deprecated, `YYYY-MM-DD` (UTC midnight is the `Deprecation` instant, RFC 9745). */
+  since: string;
+  /** The day it stops working, `YYYY-MM-DD` (the `Sunset` HTTP-date, RFC 8594); absent until decided. */
+  sunset?: string;
+  /** The docs/api/CHANGELOG.md entry that announces it: its date, `YYYY-MM-DD` (the `Link` target's fragment). */
+  changelogEntry: string;
 }
 
 /** The reference's groups, with their descriptions. */
@@ -93,7 +116,7 @@ export const API_TAGS = {
 /** A tag name. */
 export type ApiTag = keyof typeof API_TAGS;
 
-const id = (description: string) => z.string().min(1).max(255).meta({ description });
+const id = (description: string) => z.string().min(1).max(255).regex(NUL_FREE_PATTERN).meta({ description });
 const itemPath = z.object({ item_id: id("The item's `item_id`.") });
 const taskPath = z.object({ task_id: id("The task's `task_id`.") });
 const pipelinePath = z.object({ pipeline_id: id("The pipeline's `id`.") });

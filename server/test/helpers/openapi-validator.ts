@@ -5,13 +5,15 @@
  * The response is matched to its operation by method and path template; its status must be one the operation
  * documents; its body is validated by Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1, with ajv-formats) against
  * the documented schema of its media type; every documented required header must be present and every documented
- * header present must match its schema. A response to a path the document does not describe must be a 404/405
- * problem. Paths outside `/v1/ext` (admin API, /docs, /health) are not checked.
+ * header present must match its schema. A response to a path the document does not describe must be a 4xx problem;
+ * to a documented path with a method it does not list, a 405 problem with `Allow`. Paths outside `/v1/ext` (admin API, /docs, /health) are not checked.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { API_BASE_PATH, PROBLEM_CONTENT_TYPE, ProblemSchema } from "@stageline/shared";
 import { openApiDocument } from "../../src/openapi/document";
+import type { ApiOperation } from "../../src/openapi/operations";
+import { buildRouteTable, type RouteTable } from "../../src/openapi/route-table";
 
 type Json = Record<string, any>;
 
@@ -26,12 +28,7 @@ export interface ReceivedResponse {
   body: unknown;
 }
 
-interface OperationMatch {
-  template: string;
-  operation: Json;
-}
-
-let state: { doc: Json; ajv: Ajv2020; routes: { method: string; regex: RegExp; template: string; literal: number }[] } | undefined;
+let state: { doc: Json; ajv: Ajv2020; table: RouteTable } | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 function init() {
@@ -40,15 +37,11 @@ function init() {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
   ajv.addSchema(doc, "openapi");
-  const routes = [];
-  for (const [template, item] of Object.entries(doc.paths as Json)) {
-    const regex = new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-    const literal = template.split("/").filter((s) => s && !s.startsWith("{")).length;
-    for (const method of Object.keys(item as Json)) routes.push({ method, regex, template, literal });
-  }
-  // Prefer the most specific template (most literal segments), as the server's routing does.
-  routes.sort((a, b) => b.literal - a.literal);
-  state = { doc, ajv, routes };
+  // The document's own paths, matched as the server matches them (a literal segment before a parameter).
+  const operations = Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.keys(item as Json).map((method) => ({ path, method }) as ApiOperation),
+  );
+  state = { doc, ajv, table: buildRouteTable(operations) };
   return state;
 }
 
@@ -75,10 +68,11 @@ function validatorFor(pointer: string): ValidateFunction {
   return v;
 }
 
-function findOperation(method: string, path: string): OperationMatch | undefined {
-  const { doc, routes } = init();
-  const route = routes.find((r) => r.method === method && r.regex.test(path));
-  return route ? { template: route.template, operation: doc.paths[route.template][method] } : undefined;
+/** The documented path template `path` names, and its operation for `method` (absent when the path does not support it). */
+function findOperation(method: string, path: string): { template: string; operation: Json | undefined } | undefined {
+  const { doc, table } = init();
+  const entry = table.match(path);
+  return entry ? { template: entry.template, operation: doc.paths[entry.template][method] } : undefined;
 }
 
 function fail(res: ReceivedResponse, why: string): never {
@@ -110,14 +104,17 @@ export function assertDocumentedResponse(res: ReceivedResponse): void {
   const { doc } = init();
   const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim();
 
-  const match = findOperation(method, path);
-  if (!match) {
-    // Not an operation of the document: the server must answer with a problem (404 for an unknown path).
+  const found = findOperation(method, path);
+  if (!found?.operation) {
+    // Not an operation of the document: the server must answer with a problem (404 for an unknown path), and with
+    // 405 + Allow for a documented path that does not support the method (CONTRACT "HTTP semantics").
     if (res.status >= 500 || contentType !== PROBLEM_CONTENT_TYPE || !ProblemSchema.safeParse(res.body).success) {
       fail(res, "no documented operation matches, and the response is not a 4xx problem");
     }
+    if (found && (res.status !== 405 || !res.headers.get("allow"))) fail(res, `${found.template} does not support ${method.toUpperCase()}: expected 405 with Allow`);
     return;
   }
+  const match = { template: found.template, operation: found.operation };
   const responsesPointer = pointerOf("", "paths", match.template, method, "responses");
   const declared = match.operation.responses?.[String(res.status)];
   if (!declared) {
