@@ -6,10 +6,15 @@
  *
  *   node scripts/generate.mjs            write the file
  *   node scripts/generate.mjs --stdout   print what would be written (the drift test compares it)
+ *
+ * One transform before generation: the document describes each query parameter as `anyOf` [the canonical value, a
+ * pattern of the padded or blank spellings the server also tolerates] (CONTRACT "HTTP semantics": query values are
+ * trimmed, blank counts as absent). The client only ever sends canonical values, so its types keep the first branch:
+ * `limit?: number`, not `number | string`.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,9 +28,30 @@ const HEADER = `/**
 
 `;
 
+/**
+ * The document with every query parameter's schema narrowed to its canonical `anyOf` branch (see above).
+ * @param {object} document the parsed OpenAPI 3.1 document; not modified
+ * @returns {object} a copy with narrowed query parameter schemas
+ */
+export function canonicalQueryParameters(document) {
+  const copy = structuredClone(document);
+  for (const pathItem of Object.values(copy.paths ?? {})) {
+    for (const operation of Object.values(pathItem)) {
+      for (const parameter of operation?.parameters ?? []) {
+        const schema = parameter.schema;
+        if (parameter.in !== "query" || !Array.isArray(schema?.anyOf)) continue;
+        const { anyOf, ...rest } = schema;
+        parameter.schema = { ...rest, ...anyOf[0] };
+      }
+    }
+  }
+  return copy;
+}
+
 /** The generated module's text for the current snapshot. */
 export async function generate() {
-  const ast = await openapiTS(pathToFileURL(DOCUMENT), { alphabetize: false, exportType: false });
+  const document = canonicalQueryParameters(JSON.parse(fs.readFileSync(DOCUMENT, "utf8")));
+  const ast = await openapiTS(document, { alphabetize: false, exportType: false });
   return HEADER + astToString(ast);
 }
 

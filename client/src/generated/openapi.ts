@@ -1204,6 +1204,7 @@ export interface operations {
                     status_id?: string;
                     contact_id?: string | null;
                     source?: string;
+                    /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -1282,6 +1283,7 @@ export interface operations {
                     status_id?: string;
                     contact_id?: string | null;
                     source?: string;
+                    /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -1420,6 +1422,7 @@ export interface operations {
                     version?: number;
                     contact_id?: string | null;
                     source?: string;
+                    /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
                     metadata?: {
                         [key: string]: unknown;
                     };
@@ -1995,7 +1998,11 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     target_url: string;
-                    event: string;
+                    /**
+                     * @description The event to receive. Another name is a 422 `invalid_reference` whose `valid_events` lists these.
+                     * @enum {string}
+                     */
+                    event: "item.created" | "item.updated" | "item.stage_changed" | "task.created" | "task.updated" | "task.completed";
                 };
             };
         };
