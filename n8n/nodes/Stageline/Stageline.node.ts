@@ -13,13 +13,25 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
+import { itemHandlers } from './actions/item';
 import { pipelineHandlers } from './actions/pipeline';
+import { taskHandlers } from './actions/task';
 import type { OperationHandlers } from './actions/types';
+import { itemFields, itemOperations } from './descriptions/item';
 import { pipelineFields, pipelineOperations } from './descriptions/pipeline';
+import { taskFields, taskOperations } from './descriptions/task';
 import { getPipelines, getStages, getStatuses } from './methods/loadOptions';
+import { searchItems, searchTasks } from './methods/listSearch';
+import {
+	getCustomFieldsForCreate,
+	getCustomFieldsForMatch,
+	getCustomFieldsForUpdate,
+} from './methods/resourceMapping';
 
 /** Operation handlers by resource. */
 const HANDLERS: Record<string, OperationHandlers> = {
+	item: itemHandlers,
+	task: taskHandlers,
 	pipeline: pipelineHandlers,
 };
 
@@ -43,9 +55,17 @@ export class Stageline implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Pipeline', value: 'pipeline' }],
-				default: 'pipeline',
+				options: [
+					{ name: 'Item', value: 'item' },
+					{ name: 'Pipeline', value: 'pipeline' },
+					{ name: 'Task', value: 'task' },
+				],
+				default: 'item',
 			},
+			...itemOperations,
+			...itemFields,
+			...taskOperations,
+			...taskFields,
 			...pipelineOperations,
 			...pipelineFields,
 		],
@@ -53,6 +73,8 @@ export class Stageline implements INodeType {
 
 	methods = {
 		loadOptions: { getPipelines, getStages, getStatuses },
+		listSearch: { searchItems, searchTasks },
+		resourceMapping: { getCustomFieldsForCreate, getCustomFieldsForUpdate, getCustomFieldsForMatch },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -67,7 +89,7 @@ export class Stageline implements INodeType {
 					throw new NodeOperationError(this.getNode(), `Unknown operation ${resource}: ${operation}`, { itemIndex });
 				}
 				const result = await handler.call(this, itemIndex);
-				const results: IDataObject[] = Array.isArray(result) ? result : [result];
+				const results = (Array.isArray(result) ? result : [result]) as IDataObject[];
 				for (const json of results) out.push({ json, pairedItem: { item: itemIndex } });
 			} catch (error) {
 				const failure =
