@@ -5,7 +5,7 @@
  *   edges (API: http/, routes/; admin API and CLI: admin/; console: console/; app.ts, server.ts, main.ts, seed/)
  *     -> services (services/: domain rules)  -> data layer (db/: the only place that talks to the database)
  *   delivery engine (webhooks/) -> data layer
- *   everything may import the contract, @stageline/shared (shared/).
+ *   everything may import the contract, @stageline/shared (shared/); the n8n nodes (n8n/) for types only.
  *
  * A violation fails with the rule's name and the offending import.
  */
@@ -69,7 +69,28 @@ module.exports = {
       severity: "error",
       comment: "The contract (shared/) is imported by server and connector and imports neither (nor tests).",
       from: { path: "^shared/" },
-      to: { path: "^(server|connector|test|bench)/" },
+      to: { path: "^(server|connector|n8n|test|bench)/" },
+    },
+    {
+      name: "n8n-stays-apart",
+      severity: "error",
+      comment: "The n8n package (n8n/) imports neither server nor connector, and they do not import it; the contract reaches it through shared.",
+      from: { path: "^n8n/" },
+      to: { path: "^(server|connector)/" },
+    },
+    {
+      name: "nothing-imports-n8n",
+      severity: "error",
+      comment: "server and connector never import the n8n package.",
+      from: { path: "^(server|connector)/" },
+      to: { path: "^n8n/" },
+    },
+    {
+      name: "n8n-nodes-import-the-contract-as-types-only",
+      severity: "error",
+      comment: "n8n community packages have no runtime dependencies: the nodes and credentials import @stageline/shared for types only.",
+      from: { path: "^n8n/(nodes|credentials)/" },
+      to: { path: "^shared/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "client-stands-alone",
@@ -89,7 +110,7 @@ module.exports = {
       name: "production-code-imports-no-test-code",
       severity: "error",
       comment: "Production code never imports test code.",
-      from: { path: "^(server|connector|shared|client)/src/", pathNot: TEST_CODE },
+      from: { path: "^(server|connector|shared|client)/src/|^n8n/(nodes|credentials)/", pathNot: TEST_CODE },
       to: { path: TEST_CODE },
     },
   ],

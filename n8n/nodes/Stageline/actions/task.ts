@@ -1,0 +1,74 @@
+/**
+ * The `task` operations (spec "Tasks"; CONTRACT "Lists", "Tasks", "Idempotency"): create (POST /v1/ext/tasks with an
+ * Idempotency-Key), update (PATCH), get, getMany (filters, Return All or Limit, paging by Link rel="next") and
+ * complete (PATCH `is_completed: true`, which sets `completed_at`).
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { Task, TaskCreate, TaskUpdate } from '@stageline/shared';
+import { apiPath } from '../../shared/server-url';
+import { apiJson, compact, listAll } from '../../shared/transport';
+import { TASK_LIST_FILTERS, TASK_WRITE_FIELDS, toContract } from '../descriptions/contract-keys';
+import { createWithKey } from './idempotency-key';
+import type { OperationHandlers } from './types';
+
+/** Date-time parameters of tasks (sent as ISO 8601 text). */
+const DATE_TIME_PARAMS = ['dueAt', 'dueBefore', 'dueAfter'];
+
+/** Parameter values with date-times as ISO text and the item picker's value extracted. */
+function normalise(values: IDataObject): IDataObject {
+	const out: IDataObject = { ...values };
+	for (const name of DATE_TIME_PARAMS) {
+		const value = out[name] as unknown;
+		if (value !== null && typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
+			out[name] = String((value as { toISO: () => string }).toISO());
+		}
+	}
+	const itemId = out.itemId as unknown;
+	if (itemId !== null && typeof itemId === 'object' && 'value' in (itemId as IDataObject)) {
+		out.itemId = (itemId as IDataObject).value;
+	}
+	return out;
+}
+
+/** The task id of the picker at `itemIndex`. */
+function taskIdAt(context: IExecuteFunctions, itemIndex: number): string {
+	return String(context.getNodeParameter('taskId', itemIndex, '', { extractValue: true })).trim();
+}
+
+export const taskHandlers: OperationHandlers = {
+	async create(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		const values = normalise({
+			title: this.getNodeParameter('title', itemIndex),
+			dueAt: this.getNodeParameter('dueAt', itemIndex),
+			assignedTo: this.getNodeParameter('assignedTo', itemIndex),
+			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+		});
+		const body = toContract(TASK_WRITE_FIELDS, values) as TaskCreate;
+		return createWithKey<Task>(this, apiPath('tasks'), body, 'task:create', itemIndex);
+	},
+
+	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		const values = normalise(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
+		const body = toContract(TASK_WRITE_FIELDS, values) as TaskUpdate;
+		const url = apiPath('tasks', taskIdAt(this, itemIndex));
+		return apiJson<Task>(this, { method: 'PATCH', url, body: body as IDataObject, itemIndex });
+	},
+
+	async get(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		return apiJson<Task>(this, { url: apiPath('tasks', taskIdAt(this, itemIndex)), itemIndex });
+	},
+
+	async getMany(this: IExecuteFunctions, itemIndex: number): Promise<object[]> {
+		const filters = normalise(this.getNodeParameter('filters', itemIndex, {}) as IDataObject);
+		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+		const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
+		const qs = compact(toContract(TASK_LIST_FILTERS, filters) as IDataObject);
+		return listAll<Task>(this, { url: apiPath('tasks'), qs, itemIndex }, limit);
+	},
+
+	async complete(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		const body: TaskUpdate = { is_completed: true };
+		const url = apiPath('tasks', taskIdAt(this, itemIndex));
+		return apiJson<Task>(this, { method: 'PATCH', url, body: body as IDataObject, itemIndex });
+	},
+};

@@ -1,0 +1,96 @@
+/**
+ * Parameter builders shared by the resources' descriptions: dropdowns of pipelines, stages and statuses, pickers of
+ * items and tasks (resource locators with `listSearch`), Return All / Limit.
+ */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+/** The linter's wording for dropdowns whose value may also be an ID given by an expression. */
+export const CHOOSE_OR_ID =
+	'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
+
+/** `displayOptions` for a resource and some of its operations. */
+export function showFor(resource: string, operations: string[]): INodeProperties['displayOptions'] {
+	return { show: { resource: [resource], operation: operations } };
+}
+
+/** A dropdown filled by `loadOptionsMethod`, refilled when the `dependsOn` parameters change. */
+export function dropdown(
+	displayName: string,
+	name: string,
+	method: string,
+	dependsOn: string[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'options',
+		typeOptions: dependsOn.length > 0 ? { loadOptionsMethod: method, loadOptionsDependsOn: dependsOn } : { loadOptionsMethod: method },
+		default: '',
+		description: CHOOSE_OR_ID,
+		...extra,
+	};
+}
+
+/** A picker of one item or task: searchable list (paged) or an ID. */
+export function picker(
+	displayName: string,
+	name: string,
+	searchListMethod: string,
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod, searchable: true },
+			},
+			{ displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. 3f0c…' },
+		],
+		...extra,
+	};
+}
+
+/** Return All and Limit for a list operation. */
+export function returnAllAndLimit(resource: string, operation: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: showFor(resource, [operation]),
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+		},
+	];
+}
+
+/** The Operation parameter of `resource`, with its operations (options sorted by name, as the linter wants). */
+export function operationsOf(resource: string, options: INodePropertyOptions[], defaultOperation: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [resource] } },
+			options,
+			default: defaultOperation,
+		},
+	];
+}

@@ -1,0 +1,55 @@
+/**
+ * Searchable pickers (`listSearch`) of items and tasks, one page of 100 per call; n8n passes the `Link: rel="next"`
+ * URL back as `paginationToken` for the next page (CONTRACT "Lists": the cursor is opaque).
+ */
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { Item, Task } from '@stageline/shared';
+import { apiPath } from '../../shared/server-url';
+import { listPage } from '../../shared/transport';
+
+/** Entries per picker page. */
+export const PICKER_PAGE_SIZE = 100;
+
+/** CONTRACT "Lists": shortest item search text (`q`); shorter texts list every item. */
+const ITEM_SEARCH_MIN = 2;
+
+/**
+ * Items, newest first: `filter` of two or more characters searches the names (`q`, case-insensitive).
+ * Each result is "name (short ID)" with the item id as value.
+ */
+export async function searchItems(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const text = (filter ?? '').trim();
+	const qs = text.length >= ITEM_SEARCH_MIN ? { q: text.slice(0, 100), limit: PICKER_PAGE_SIZE } : { limit: PICKER_PAGE_SIZE };
+	const page = paginationToken
+		? await listPage<Item>(this, { url: paginationToken })
+		: await listPage<Item>(this, { url: apiPath('items'), qs });
+	return {
+		results: page.results.map((item) => ({ name: `${item.name} (${item.short_id})`, value: item.item_id })),
+		paginationToken: page.next ?? undefined,
+	};
+}
+
+/**
+ * Tasks: the list has no text search, so `filter` keeps the tasks of each page whose title contains it
+ * (case-insensitive). Each result is "title (due date)" with the task id as value.
+ */
+export async function searchTasks(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const text = (filter ?? '').trim().toLowerCase();
+	const page = paginationToken
+		? await listPage<Task>(this, { url: paginationToken })
+		: await listPage<Task>(this, { url: apiPath('tasks'), qs: { limit: PICKER_PAGE_SIZE } });
+	return {
+		results: page.results
+			.filter((task) => text === '' || task.title.toLowerCase().includes(text))
+			.map((task) => ({ name: `${task.title} (due ${task.due_at.slice(0, 10)})`, value: task.task_id })),
+		paginationToken: page.next ?? undefined,
+	};
+}

@@ -1,0 +1,222 @@
+/**
+ * Runs the Stageline node inside n8n-core's real executor (N8N.md "Testing without the n8n server", level 2):
+ * `WorkflowExecute.run` on a two-node workflow (an input node that emits the given items → Stageline), with a small
+ * `INodeTypes`, a credentials helper that serves one `stagelineApi` credential and applies its generic
+ * `x-api-key` header, and the n8n-core node contexts (`ExecuteContext`, `LoadOptionsContext`) doing the HTTP.
+ * N8N_USER_FOLDER points at a temporary folder so n8n-core never writes ~/.n8n.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+process.env.N8N_USER_FOLDER ??= fs.mkdtempSync(path.join(os.tmpdir(), 'stageline-n8n-'));
+
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type IVersionedNodeType,
+	type IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { StagelineApi } from '../../../n8n/credentials/StagelineApi.credentials';
+import { Stageline } from '../../../n8n/nodes/Stageline/Stageline.node';
+
+/** The credential values a run uses. */
+export interface StagelineCredential {
+	apiKey: string;
+	baseUrl: string;
+}
+
+/** A node that outputs the items of its `items` parameter (the workflow's start). */
+class InputItems implements INodeType {
+	description = {
+		displayName: 'Input Items',
+		name: 'inputItems',
+		group: ['input'],
+		version: 1,
+		description: 'Emits the given items',
+		defaults: { name: 'Input' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [{ displayName: 'Items', name: 'items', type: 'json', default: '[]' }] as INodeProperties[],
+	} as INodeType['description'];
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const raw = this.getNodeParameter('items', 0) as string | IDataObject[];
+		const items = (typeof raw === 'string' ? JSON.parse(raw) : raw) as IDataObject[];
+		return [items.map((json) => ({ json }))];
+	}
+}
+
+/** The node types a test workflow may use. */
+const NODE_TYPES: Record<string, INodeType> = {
+	'n8n-nodes-stageline.stageline': new Stageline(),
+	'test.inputItems': new InputItems(),
+};
+
+export const nodeTypes: INodeTypes = {
+	getByName: (name: string) => NODE_TYPES[name] as INodeType | IVersionedNodeType,
+	getByNameAndVersion: (name: string, version?: number) => NodeHelpers.getVersionedNodeType(NODE_TYPES[name]!, version),
+	getKnownTypes: () => ({}),
+};
+
+/** Serves one stagelineApi credential; `authenticate` applies the credential type's generic headers. */
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly credential: StagelineCredential) {
+		super();
+	}
+	getParentTypes(): string[] {
+		return [];
+	}
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+	async authenticate(credentials: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions): Promise<IHttpRequestOptions> {
+		const headers: Record<string, string> = {};
+		const generic = new StagelineApi().authenticate.properties.headers ?? {};
+		for (const [name, template] of Object.entries(generic)) {
+			headers[name] = String(template).replace(/^=\{\{\s*\$credentials\.(\w+)\s*\}\}$/, (_m, key: string) => String(credentials[key] ?? ''));
+		}
+		return { ...options, headers: { ...options.headers, ...headers } };
+	}
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('not used by these tests');
+	}
+	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
+		return { ...this.credential };
+	}
+	async updateCredentials(): Promise<void> {}
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+	getCredentialsProperties(): INodeProperties[] {
+		return new StagelineApi().properties;
+	}
+}
+
+/** Additional data for one run (`runStageline` adds the lifecycle hooks n8n-core requires). */
+export function additionalDataFor(credential: StagelineCredential, executionId = 'exec-1'): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new TestCredentialsHelper(credential),
+		executeWorkflow: async () => {
+			throw new Error('sub-workflows are not used');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1/rest',
+		instanceBaseUrl: 'http://127.0.0.1/',
+		formBaseUrl: 'http://127.0.0.1/formBaseUrl',
+		formWaitingBaseUrl: 'http://127.0.0.1/formWaitingBaseUrl',
+		formTestBaseUrl: 'http://127.0.0.1/formTestBaseUrl',
+		webhookBaseUrl: 'http://127.0.0.1/webhookBaseUrl',
+		webhookWaitingBaseUrl: 'http://127.0.0.1/webhookWaitingBaseUrl',
+		webhookTestBaseUrl: 'http://127.0.0.1/webhookTestBaseUrl',
+		mcpBaseUrl: 'http://127.0.0.1/mcpBaseUrl',
+		mcpTestBaseUrl: 'http://127.0.0.1/mcpTestBaseUrl',
+		variables: {},
+		userId: 'test-user',
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+/** The Stageline node of a test workflow with `parameters`. */
+export function stagelineNode(parameters: INodeParameters, options: { continueOnFail?: boolean; retryOnFail?: boolean } = {}): INode {
+	return {
+		id: 'node-stageline-1',
+		name: 'Stageline',
+		type: 'n8n-nodes-stageline.stageline',
+		typeVersion: 1,
+		position: [200, 0],
+		parameters,
+		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const, continueOnFail: true } : {}),
+		...(options.retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {}),
+	};
+}
+
+/** A workflow Input → Stageline. */
+export function workflowOf(node: INode, inputItems: IDataObject[] = [{}]): Workflow {
+	const input: INode = {
+		id: 'node-input-1',
+		name: 'Input',
+		type: 'test.inputItems',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { items: JSON.stringify(inputItems) },
+	};
+	return new Workflow({
+		id: 'wf-1',
+		name: 'Stageline test',
+		nodes: [input, node],
+		connections: { Input: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
+		active: false,
+		nodeTypes,
+		settings: { executionOrder: 'v1' },
+	});
+}
+
+/** What a run of the Stageline node gave: its output items' JSON, or the error that stopped the workflow. */
+export interface NodeRun {
+	output: IDataObject[];
+	error?: { message: string; description?: string | null; httpCode?: string | null; name?: string };
+	run: IRun;
+}
+
+/**
+ * Runs Input → Stageline through `WorkflowExecute` and returns the Stageline node's output (first run, main output 0)
+ * or the workflow's error.
+ */
+export async function runStageline(
+	credential: StagelineCredential,
+	parameters: INodeParameters,
+	options: { inputItems?: IDataObject[]; continueOnFail?: boolean; retryOnFail?: boolean; executionId?: string } = {},
+): Promise<NodeRun> {
+	const node = stagelineNode(parameters, options);
+	const workflow = workflowOf(node, options.inputItems);
+	const executionId = options.executionId ?? 'exec-1';
+	const additionalData = additionalDataFor(credential, executionId);
+	additionalData.hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id: workflow.id,
+		name: workflow.name ?? 'test',
+		active: false,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		activeVersionId: null,
+	});
+	const execute = new WorkflowExecute(additionalData, 'manual');
+	const run = await execute.run({ workflow, startNode: workflow.getNode('Input')! });
+	const taskData = run.data.resultData.runData.Stageline?.[0];
+	const output = (taskData?.data?.main?.[0] ?? []).map((item) => item.json);
+	const error = run.data.resultData.error as NodeRun['error'] | undefined;
+	return { output, error, run };
+}
+
+/** A LoadOptionsContext of the Stageline node with `parameters` (what the editor sends for dropdowns and pickers). */
+export function loadOptionsContext(credential: StagelineCredential, parameters: INodeParameters, path = 'parameters'): LoadOptionsContext {
+	const node = stagelineNode(parameters);
+	const workflow = workflowOf(node);
+	const additionalData = additionalDataFor(credential);
+	additionalData.currentNodeParameters = parameters;
+	return new LoadOptionsContext(workflow, node, additionalData, path);
+}
