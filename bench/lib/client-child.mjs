@@ -40,12 +40,22 @@ async function iterate(job) {
   let items = 0;
   let lastId = "";
   let requests = 0;
+  /** @type {{ items: number, rssMb: number, heapUsedMb: number }[]} */
+  const checkpoints = [];
+  const step = Math.max(1, Math.floor(job.count / 10));
+  const seen = (/** @type {{ item_id: string }} */ item) => {
+    items++;
+    lastId = item.item_id;
+    if (items % step === 0) {
+      const m = process.memoryUsage();
+      checkpoints.push({ items, rssMb: m.rss / 2 ** 20, heapUsedMb: m.heapUsed / 2 ** 20 });
+    }
+  };
   const started = performance.now();
   if (job.via === "client") {
     const client = new Stageline({ apiKey: job.apiKey, baseUrl: job.baseUrl });
     for await (const item of client.items.iterate({ pipeline_id: job.pipelineId, limit: job.limit })) {
-      items++;
-      lastId = item.item_id;
+      seen(item);
       if (items === job.count) break;
     }
   } else {
@@ -58,8 +68,7 @@ async function iterate(job) {
       /** @type {{ item_id: string }[]} */
       const page = await res.json();
       for (const item of page) {
-        items++;
-        lastId = item.item_id;
+        seen(item);
         if (items === job.count) break;
       }
       const next = nextLink(res.headers.get("link"));
@@ -67,7 +76,9 @@ async function iterate(job) {
     }
   }
   const elapsedMs = performance.now() - started;
-  return { items, elapsedMs, requests: job.via === "raw" ? requests : null, lastId, rssStartMb, maxRssMb: process.resourceUsage().maxRSS / MB };
+  const maxRssMb = process.resourceUsage().maxRSS / MB;
+  globalThis.gc?.(); // node --expose-gc: what the process still holds once the garbage is gone
+  return { items, elapsedMs, requests: job.via === "raw" ? requests : null, lastId, rssStartMb, maxRssMb, heapAfterGcMb: process.memoryUsage().heapUsed / 2 ** 20, checkpoints };
 }
 
 /** @param {{ baseUrl: string, apiKey: string, ids: string[], calls: number, warmup: number }} job */

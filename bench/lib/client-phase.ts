@@ -59,6 +59,10 @@ interface IterateResult {
   lastId: string;
   rssStartMb: number;
   maxRssMb: number;
+  /** V8 heap in use after a full GC at the end: what the reader still holds. */
+  heapAfterGcMb: number;
+  /** RSS and heap in use at every tenth of the items. */
+  checkpoints: { items: number; rssMb: number; heapUsedMb: number }[];
 }
 
 /** What client-child.mjs reports for one `get` job: latencies in ms of the timed calls. */
@@ -78,7 +82,7 @@ async function runChild<T>(job: Record<string, unknown>): Promise<T> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, [CHILD, JSON.stringify(job)], {
+    const { stdout } = await promisify(execFile)(process.execPath, ["--expose-gc", CHILD, JSON.stringify(job)], {
       cwd: REPO_ROOT,
       env,
       maxBuffer: 64 * 2 ** 20,
