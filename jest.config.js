@@ -16,6 +16,7 @@ module.exports = {
     { ...base, displayName: 'shared', testMatch: ['<rootDir>/shared/src/**/*.test.ts'] },
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },
     { ...base, displayName: 'connector', testMatch: ['<rootDir>/connector/src/**/*.test.ts', '<rootDir>/connector/test/**/*.test.ts'] },
+    { ...base, displayName: 'client', testMatch: ['<rootDir>/client/test/**/*.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'] },
   ],
 };

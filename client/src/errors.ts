@@ -1,0 +1,109 @@
+/**
+ * The client's errors (CONTRACT "Client library", "Errors"): one base class, `StagelineError`, built from the
+ * server's RFC 9457 problem details, one subclass per kind of failure, and `ConnectionError` when the network or a
+ * timeout defeats every attempt. `errorFromResponse` is the one factory that picks the class from the status.
+ */
+import type { Problem, ProblemFieldError } from "./types";
+
+/** What the server answered: the status, the parsed problem (when the body was one) and the response headers. */
+export interface ErrorResponse {
+  status: number;
+  /** The problem-details body, or undefined when the body was not a JSON object. */
+  problem: Partial<Problem> | undefined;
+  headers: Headers;
+}
+
+/**
+ * An error answer of the API (any status >= 400). Fields come from the problem-details body.
+ * `code` is the stable machine string (`validation_failed`, `not_found`, `version_conflict`, ...; `unknown` when the
+ * body carried none); `errors` lists failing fields for `400 validation_failed`; `currentVersion` is the item's
+ * current version on `409 version_conflict`.
+ */
+export class StagelineError extends Error {
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** Stable machine code of the problem (CONTRACT "Errors"), or `unknown` when the body carried none. */
+  readonly code: string;
+  /** The problem's short title. */
+  readonly title: string;
+  /** The problem's human explanation of this occurrence. */
+  readonly detail: string;
+  /** Every failing field (`{ path, message }`), for validation problems; empty otherwise. */
+  readonly errors: ProblemFieldError[];
+  /** The resource's current version, for `409 version_conflict`; undefined otherwise. */
+  readonly currentVersion: number | undefined;
+  /** The whole problem body as the server sent it (e.g. `valid_events` of an unknown event name). */
+  readonly problem: Partial<Problem> | undefined;
+  /** The response headers (e.g. `Retry-After`, `RateLimit-Reset`). */
+  readonly headers: Headers;
+
+  constructor(response: ErrorResponse) {
+    const p = response.problem ?? {};
+    const title = typeof p.title === "string" ? p.title : `HTTP ${response.status}`;
+    const detail = typeof p.detail === "string" ? p.detail : "";
+    super(detail ? `${title}: ${detail}` : title);
+    this.name = new.target.name;
+    this.status = response.status;
+    this.code = typeof p.code === "string" ? p.code : "unknown";
+    this.title = title;
+    this.detail = detail;
+    this.errors = Array.isArray(p.errors) ? p.errors : [];
+    this.currentVersion = typeof p.current_version === "number" ? p.current_version : undefined;
+    this.problem = response.problem;
+    this.headers = response.headers;
+  }
+}
+
+/** 401: the API key is missing, unknown, revoked or expired (`invalid_api_key`). */
+export class AuthenticationError extends StagelineError {}
+/** 402 (`subscription_inactive`) or 403 (`insufficient_scope`, the missing scope named in `detail`). */
+export class PermissionError extends StagelineError {}
+/** 404: no such id in this company (`not_found`). */
+export class NotFoundError extends StagelineError {}
+/** 409: `version_conflict` (see `currentVersion`) or `idempotency_key_in_use`. */
+export class ConflictError extends StagelineError {}
+/** 400 (`validation_failed`, see `errors`) or 422 (`invalid_reference`, `pipeline_archived`, `idempotency_key_reused`). */
+export class ValidationError extends StagelineError {}
+/** 429 that outlasted `maxRateLimitWaitMs` (`rate_limited`); `retryAfterSeconds` from the last answer. */
+export class RateLimitError extends StagelineError {
+  /** Seconds the server asked to wait (`Retry-After`), when it said. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(response: ErrorResponse) {
+    super(response);
+    const value = Number(response.headers.get("retry-after"));
+    this.retryAfterSeconds = response.headers.has("retry-after") && Number.isFinite(value) ? value : undefined;
+  }
+}
+/** 5xx that outlasted the retries (or was not retried: a write without an idempotency key). */
+export class ServerError extends StagelineError {}
+
+/**
+ * No answer: a network error or a per-attempt timeout (`timeoutMs`) on every attempt. `cause` is the last
+ * underlying error (a `TypeError` from fetch, or a `TimeoutError` DOMException). Not a `StagelineError`: there is no
+ * status.
+ */
+export class ConnectionError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = "ConnectionError";
+  }
+}
+
+/**
+ * Builds the error for an answer with status >= 400: the subclass by status (401 Authentication, 402/403 Permission,
+ * 404 NotFound, 409 Conflict, 400/422 Validation, 429 RateLimit, 5xx Server; any other status the base class).
+ * @param response the status, the parsed body (anything; only a JSON object counts as a problem) and headers.
+ */
+export function errorFromResponse(response: { status: number; body: unknown; headers: Headers }): StagelineError {
+  const problem = response.body !== null && typeof response.body === "object" && !Array.isArray(response.body) ? (response.body as Partial<Problem>) : undefined;
+  const args: ErrorResponse = { status: response.status, problem, headers: response.headers };
+  const s = response.status;
+  if (s === 401) return new AuthenticationError(args);
+  if (s === 402 || s === 403) return new PermissionError(args);
+  if (s === 404) return new NotFoundError(args);
+  if (s === 409) return new ConflictError(args);
+  if (s === 400 || s === 422) return new ValidationError(args);
+  if (s === 429) return new RateLimitError(args);
+  if (s >= 500) return new ServerError(args);
+  return new StagelineError(args);
+}

@@ -1,0 +1,40 @@
+/**
+ * Paging (CONTRACT "Lists"): a list answer is one page, a JSON array, newest first; when more remain, the
+ * `Link: <...>; rel="next"` header (RFC 8288) carries the next page's URL. `list` gives one page with the cursor of
+ * that URL; `iterate` walks every page lazily.
+ */
+
+/** One page of a list: the records and the cursor of the next page (null on the last page). */
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * The `cursor` query value of the `rel="next"` link of a `Link` header, or null when there is no next page.
+ * @param link the raw header value (several links may be comma-separated), or null.
+ */
+export function nextCursorFromLink(link: string | null): string | null {
+  if (!link) return null;
+  for (const match of link.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
+    const params = match[2] ?? "";
+    if (!/;\s*rel\s*=\s*"?(?:[^";,]*\s)?next(?:\s[^";,]*)?"?/i.test(params)) continue;
+    const url = new URL(match[1] ?? "", "http://link.invalid");
+    return url.searchParams.get("cursor");
+  }
+  return null;
+}
+
+/**
+ * Yields every record of every page, fetching a page only when the caller has consumed the previous one.
+ * @param fetchPage fetches the page at `cursor` (undefined: the first page, or the caller's own starting cursor).
+ * @param cursor where to start (the query's `cursor`, if any).
+ */
+export async function* iteratePages<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, cursor?: string): AsyncGenerator<T, void, undefined> {
+  let next: string | undefined = cursor;
+  do {
+    const page = await fetchPage(next);
+    yield* page.data;
+    next = page.nextCursor ?? undefined;
+  } while (next !== undefined);
+}

@@ -1,0 +1,86 @@
+/**
+ * `client.items` (CONTRACT "Client library"; spec "Items", CONTRACT "Lists", "Duplicate check", "Idempotency").
+ */
+import { idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { iteratePages, type Page } from "../pagination";
+import type { DuplicateMatch, Item, ItemCreate, ItemDuplicateCheck, ItemListQuery, ItemUpdate } from "../types";
+
+/** Items of the company's pipelines. */
+export class Items {
+  constructor(private readonly ctx: ApiContext) {}
+
+  /**
+   * One page of items, newest first (GET /v1/ext/items; scope `items:read`).
+   * @param query filters (`pipeline_id`, `stage_id`, `status_id`, `short_id`, `name`, `q`, `created_after`,
+   * `updated_after`), `limit` (1..500, default 100) and `cursor` (a `nextCursor` from an earlier page).
+   * @returns `{ data, nextCursor }`; `nextCursor` is null on the last page.
+   * @throws StagelineError subclasses (e.g. ValidationError for a bad filter), ConnectionError.
+   */
+  list(query: ItemListQuery = {}): Promise<Page<Item>> {
+    return unwrapPage(this.ctx.api.GET("/v1/ext/items", { params: { query }, fetch: this.ctx.read }));
+  }
+
+  /**
+   * Every item matching `query`, one by one across all pages; a page is fetched only when the caller reaches it, so
+   * memory stays flat however many items there are. `for await (const item of client.items.iterate({ pipeline_id }))`.
+   * @throws as `list`, from the `next()` that needed the failing page.
+   */
+  iterate(query: ItemListQuery = {}): AsyncGenerator<Item, void, undefined> {
+    return iteratePages((cursor) => this.list({ ...query, cursor }), query.cursor);
+  }
+
+  /**
+   * One item (GET /v1/ext/items/{item_id}).
+   * @throws NotFoundError when no item of this company has that id.
+   */
+  get(id: string): Promise<Item> {
+    return unwrap(this.ctx.api.GET("/v1/ext/items/{item_id}", { params: { path: { item_id: id } }, fetch: this.ctx.read }));
+  }
+
+  /**
+   * Creates an item (POST /v1/ext/items; scope `items:write`), always with an `Idempotency-Key` (yours, or a random
+   * one reused by every attempt of this call), so a retried create never creates twice.
+   * @param body `name`, `pipeline_id`, `stage_id`, optional `status_id` (default: the stage's first), `contact_id`,
+   * `source`, `metadata` (custom field values by key).
+   * @returns the created item (or the first answer replayed, when the key was used before with the same body).
+   * @throws ValidationError (400 bad body; 422 unknown reference, archived pipeline, key reused with another body),
+   * ConflictError (409 key still in use after the retries), other StagelineErrors, ConnectionError.
+   */
+  create(body: ItemCreate, options?: CreateOptions): Promise<Item> {
+    const key = idempotencyKeyOf(options);
+    return unwrap(this.ctx.api.POST("/v1/ext/items", { body, params: { header: { "Idempotency-Key": key } }, fetch: this.ctx.keyed }));
+  }
+
+  /**
+   * Changes an item (PATCH /v1/ext/items/{item_id}; scope `items:write`). Sent once: not retried after a network
+   * error or 5xx (it carries no idempotency key); a 429 is still waited out.
+   * @param body at least one field; `version` makes it conditional (409 version_conflict when stale).
+   * @returns the updated item.
+   * @throws NotFoundError, ValidationError, ConflictError (`currentVersion` set), ServerError, ConnectionError.
+   */
+  update(id: string, body: ItemUpdate): Promise<Item> {
+    return unwrap(this.ctx.api.PATCH("/v1/ext/items/{item_id}", { params: { path: { item_id: id } }, body, fetch: this.ctx.unkeyed }));
+  }
+
+  /**
+   * The items that look like duplicates of `body` by the pipeline's duplicate-detection settings, best match first
+   * (POST /v1/ext/items/check-duplicates; scope `items:read`; creates nothing, so it is retried like a read).
+   * @returns the matches, each with `matched_on` (the field names that matched); empty when none.
+   * @throws ValidationError (422 unknown pipeline), other StagelineErrors, ConnectionError.
+   */
+  checkDuplicates(body: ItemDuplicateCheck): Promise<DuplicateMatch[]> {
+    return unwrap(this.ctx.api.POST("/v1/ext/items/check-duplicates", { body, fetch: this.ctx.read }));
+  }
+
+  /**
+   * The items with this short ID (exact, case-insensitive: at most one) or this name (exact after trimming,
+   * case-insensitive), newest first, across all pages.
+   * @throws as `list`.
+   */
+  async find(by: { shortId: string } | { name: string }): Promise<Item[]> {
+    const query: ItemListQuery = "shortId" in by ? { short_id: by.shortId } : { name: by.name };
+    const found: Item[] = [];
+    for await (const item of this.iterate(query)) found.push(item);
+    return found;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `client.tasks` (CONTRACT "Client library"; spec "Tasks", CONTRACT "Tasks", "Lists", "Idempotency").
+ */
+import { idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { iteratePages, type Page } from "../pagination";
+import type { Task, TaskCreate, TaskListQuery, TaskUpdate } from "../types";
+
+/** Tasks of the company (optionally attached to an item). */
+export class Tasks {
+  constructor(private readonly ctx: ApiContext) {}
+
+  /**
+   * One page of tasks, newest first (GET /v1/ext/tasks; scope `tasks:read`).
+   * @param query `item_id`, `is_completed` (`"true"`/`"false"`), `assigned_to`, `due_before`, `due_after`, `limit`
+   * (1..500), `cursor`.
+   * @returns `{ data, nextCursor }`.
+   * @throws StagelineError subclasses, ConnectionError.
+   */
+  list(query: TaskListQuery = {}): Promise<Page<Task>> {
+    return unwrapPage(this.ctx.api.GET("/v1/ext/tasks", { params: { query }, fetch: this.ctx.read }));
+  }
+
+  /**
+   * Every task matching `query` across all pages, fetching a page only when the caller reaches it.
+   * @throws as `list`.
+   */
+  iterate(query: TaskListQuery = {}): AsyncGenerator<Task, void, undefined> {
+    return iteratePages((cursor) => this.list({ ...query, cursor }), query.cursor);
+  }
+
+  /**
+   * One task (GET /v1/ext/tasks/{task_id}).
+   * @throws NotFoundError when no task of this company has that id.
+   */
+  get(id: string): Promise<Task> {
+    return unwrap(this.ctx.api.GET("/v1/ext/tasks/{task_id}", { params: { path: { task_id: id } }, fetch: this.ctx.read }));
+  }
+
+  /**
+   * Creates a task (POST /v1/ext/tasks; scope `tasks:write`) with an `Idempotency-Key` (yours, or a random one
+   * reused by every attempt).
+   * @returns the created task.
+   * @throws ValidationError (400, 422 e.g. an item of another company), other StagelineErrors, ConnectionError.
+   */
+  create(body: TaskCreate, options?: CreateOptions): Promise<Task> {
+    const key = idempotencyKeyOf(options);
+    return unwrap(this.ctx.api.POST("/v1/ext/tasks", { body, params: { header: { "Idempotency-Key": key } }, fetch: this.ctx.keyed }));
+  }
+
+  /**
+   * Changes a task (PATCH /v1/ext/tasks/{task_id}); sent once (not retried after network errors or 5xx).
+   * @param body at least one field; `is_completed: true` sets `completed_at`, `false` clears it.
+   * @returns the updated task.
+   * @throws NotFoundError, ValidationError, ServerError, ConnectionError.
+   */
+  update(id: string, body: TaskUpdate): Promise<Task> {
+    return unwrap(this.ctx.api.PATCH("/v1/ext/tasks/{task_id}", { params: { path: { task_id: id } }, body, fetch: this.ctx.unkeyed }));
+  }
+
+  /**
+   * Marks a task completed (`update(id, { is_completed: true })`).
+   * @returns the updated task.
+   * @throws as `update`.
+   */
+  complete(id: string): Promise<Task> {
+    return this.update(id, { is_completed: true });
+  }
+}

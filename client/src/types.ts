@@ -1,0 +1,61 @@
+/**
+ * The client's public record, body and query types: aliases into the types openapi-typescript generated from the
+ * served OpenAPI document (generated/openapi.ts), never hand-written copies (CONTRACT "Client library").
+ */
+import type { components, operations } from "./generated/openapi";
+
+type Schemas = components["schemas"];
+type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
+type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+
+/** An item (GET /v1/ext/items/{item_id}); custom field values sit beside the built-in fields. */
+export type Item = Schemas["Item"];
+/** An item found by the duplicate check, with `matched_on` naming the fields that matched. */
+export type DuplicateMatch = Schemas["DuplicateMatch"];
+/** A task. */
+export type Task = Schemas["Task"];
+/** A pipeline (GET /v1/ext/pipelines). */
+export type Pipeline = Schemas["Pipeline"];
+/** A stage of a pipeline. */
+export type Stage = Schemas["Stage"];
+/** A status a stage offers. */
+export type Status = Schemas["Status"];
+/** A REST hook subscription. */
+export type WebhookSubscription = Schemas["WebhookSubscription"];
+/** A subscription with its signing `secret` (`whsec_...`, shown once: subscribe and rotate-secret answers). */
+export type WebhookSubscriptionCreated = Schemas["WebhookSubscriptionCreated"];
+/** One delivery of an event to a subscription, with its attempts. */
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+/** The company and API key the client authenticates as (GET /v1/ext/me). */
+export type Me = Schemas["Me"];
+/** One failing field of a problem (`errors[]`). */
+export type ProblemFieldError = Schemas["ProblemFieldError"];
+
+/** Body of `items.create` (POST /v1/ext/items). */
+export type ItemCreate = JsonBody<"createItem">;
+/** Body of `items.update` (PATCH /v1/ext/items/{item_id}): at least one field. */
+export type ItemUpdate = JsonBody<"updateItem">;
+/** Body of `items.checkDuplicates` (POST /v1/ext/items/check-duplicates). */
+export type ItemDuplicateCheck = JsonBody<"checkDuplicateItems">;
+/** Body of `tasks.create` (POST /v1/ext/tasks). */
+export type TaskCreate = JsonBody<"createTask">;
+/** Body of `tasks.update` (PATCH /v1/ext/tasks/{task_id}): at least one field. */
+export type TaskUpdate = JsonBody<"updateTask">;
+/** Body of `webhooks.subscribe` (POST /v1/ext/webhooks). */
+export type WebhookSubscribe = JsonBody<"subscribeWebhook">;
+
+/** Query of `items.list` / `items.iterate` (filters, `limit` 1..500, `cursor`). */
+export type ItemListQuery = Query<"listItems">;
+/** Query of `tasks.list` / `tasks.iterate`. */
+export type TaskListQuery = Query<"listTasks">;
+/** Query of `webhooks.list` / `webhooks.iterate`. */
+export type WebhookListQuery = Query<"listWebhooks">;
+/** Query of `webhooks.deliveries`. */
+export type WebhookDeliveryListQuery = Query<"listWebhookDeliveries">;
+
+/** Every problem-details body the API answers with (RFC 9457), whatever the status. */
+export type Problem = {
+  [Name in keyof components["responses"]]: components["responses"][Name] extends { content: { "application/problem+json": infer P } } ? P : never;
+}[keyof components["responses"]];
+/** A stable machine `code` of a problem. */
+export type ProblemCode = Problem["code"];
