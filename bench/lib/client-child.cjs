@@ -1,25 +1,30 @@
 // @ts-check
 /**
  * The child process of the benchmark's `client` phase (issue 21, item 6; bench/lib/client-phase.ts starts it). Plain
- * JavaScript run by `node` itself (no TypeScript loader in the measured process), importing `@stageline/client` the
- * way a user's script does (the workspace package, its built `dist`).
+ * JavaScript run by `node --expose-gc` itself (no TypeScript loader in the measured process), requiring
+ * `@stageline/client` the way a user's CommonJS script does (the workspace package's `dist/cjs`, which the root
+ * `npm run build` compiles; the ES module entry needs the package's own build).
  *
  * argv[2] is a JSON job; the result is one JSON line on stdout; any failure exits 1 with the error on stderr.
  *
  * - `{ "mode": "iterate", "via": "client" | "raw", "baseUrl", "apiKey", "pipelineId", "count", "limit" }`: reads the
  *   pipeline's items newest first until `count` have been seen, either with `items.iterate` or with `fetch` following
  *   `Link: <...>; rel="next"` by hand (each page's JSON parsed, each record visited, nothing kept). Result:
- *   `{ items, elapsedMs, requests, lastId, rssStartMb, maxRssMb }`: elapsed from the first request to the
- *   `count`-th item (ms), `requests` the pages fetched (raw only; null through the client), `lastId` the `count`-th
- *   item's id (the parent checks it is the seeded item `count`), `rssStartMb` the RSS right before the first request,
- *   `maxRssMb` the process's high-water mark (`process.resourceUsage().maxRSS`, MiB) after the last item.
+ *   `{ items, elapsedMs, requests, lastId, rssStartMb, maxRssMb, heapAfterGcMb, checkpoints }`: elapsed from the
+ *   first request to the `count`-th item (ms), `requests` the pages fetched (raw only; null through the client),
+ *   `lastId` the `count`-th item's id (the parent checks it is the seeded item `count`), `rssStartMb` the RSS right
+ *   before the first request, `maxRssMb` the process's high-water mark (`process.resourceUsage().maxRSS`, MiB) after
+ *   the last item, `heapAfterGcMb` the V8 heap in use after a full GC then (what the reader still holds),
+ *   `checkpoints` `{ items, rssMb, heapUsedMb }` at every tenth of `count`.
+ * - `{ "mode": "paired", ...as iterate without "via" }`: both readers in turn, page by page, in one process (see
+ *   `paired`). Result: `{ client: { items, ms, lastId }, raw: { items, ms, lastId } }`, `ms` the reader's own time.
  * - `{ "mode": "get", "baseUrl", "apiKey", "ids", "calls", "warmup" }`: `warmup` then `calls` rounds, each one
  *   `items.get(id)` and one raw `fetch` + JSON parse of `GET /v1/ext/items/{id}` of the same random id, in alternating
  *   order (client first in even rounds), one at a time. Result: `{ clientMs: number[], rawMs: number[] }`, the
  *   timed rounds' latencies in ms (high resolution).
  */
-import { performance } from "node:perf_hooks";
-import { Stageline } from "@stageline/client";
+const { performance } = require("node:perf_hooks");
+const { Stageline } = require("@stageline/client");
 
 const MB = 1024; // maxRSS is in KiB
 
@@ -81,6 +86,60 @@ async function iterate(job) {
   return { items, elapsedMs, requests: job.via === "raw" ? requests : null, lastId, rssStartMb, maxRssMb, heapAfterGcMb: process.memoryUsage().heapUsed / 2 ** 20, checkpoints };
 }
 
+/**
+ * Both readers in one process, page by page in turn (which goes first alternates): each step takes the next `limit`
+ * items from `items.iterate` (its first `next()` of a step fetches the page) and then fetches and visits the next
+ * raw page, or the other way round; each reader's time is summed on its own. Whatever else the machine is doing
+ * then slows both alike, so their ratio holds where two separate runs minutes apart would not.
+ * @param {{ baseUrl: string, apiKey: string, pipelineId: string, count: number, limit: number }} job
+ */
+async function paired(job) {
+  const client = new Stageline({ apiKey: job.apiKey, baseUrl: job.baseUrl });
+  const iterator = client.items.iterate({ pipeline_id: job.pipelineId, limit: job.limit })[Symbol.asyncIterator]();
+  /** @type {string | null} */
+  let url = new URL(`/v1/ext/items?pipeline_id=${encodeURIComponent(job.pipelineId)}&limit=${job.limit}`, job.baseUrl).href;
+  const state = { client: { items: 0, ms: 0, lastId: "" }, raw: { items: 0, ms: 0, lastId: "" } };
+  const clientStep = async () => {
+    const t = performance.now();
+    for (let i = 0; i < job.limit && state.client.items < job.count; i++) {
+      const next = await iterator.next();
+      if (next.done) break;
+      state.client.items++;
+      state.client.lastId = next.value.item_id;
+    }
+    state.client.ms += performance.now() - t;
+  };
+  const rawStep = async () => {
+    if (!url) return;
+    const t = performance.now();
+    const res = await fetch(url, { headers: { "x-api-key": job.apiKey, accept: "application/json" } });
+    if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
+    /** @type {{ item_id: string }[]} */
+    const page = await res.json();
+    for (const item of page) {
+      if (state.raw.items === job.count) break;
+      state.raw.items++;
+      state.raw.lastId = item.item_id;
+    }
+    const next = nextLink(res.headers.get("link"));
+    url = next && state.raw.items < job.count ? new URL(next, url).href : null;
+    state.raw.ms += performance.now() - t;
+  };
+  for (let step = 0; state.client.items < job.count || state.raw.items < job.count; step++) {
+    const before = state.client.items + state.raw.items;
+    if (step % 2) {
+      await rawStep();
+      await clientStep();
+    } else {
+      await clientStep();
+      await rawStep();
+    }
+    if (state.client.items + state.raw.items === before) break; // both ran out of items
+  }
+  await iterator.return?.(undefined);
+  return state;
+}
+
 /** @param {{ baseUrl: string, apiKey: string, ids: string[], calls: number, warmup: number }} job */
 async function get(job) {
   const client = new Stageline({ apiKey: job.apiKey, baseUrl: job.baseUrl });
@@ -117,7 +176,8 @@ async function get(job) {
 }
 
 const job = JSON.parse(process.argv[2] ?? "{}");
-const run = job.mode === "iterate" ? iterate(job) : job.mode === "get" ? get(job) : Promise.reject(new Error(`unknown mode ${job.mode}`));
+const modes = { iterate, paired, get };
+const run = job.mode in modes ? modes[/** @type {keyof typeof modes} */ (job.mode)](job) : Promise.reject(new Error(`unknown mode ${job.mode}`));
 run.then(
   (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
   (err) => {
