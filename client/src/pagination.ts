@@ -17,8 +17,9 @@ export interface Page<T> {
 export function nextCursorFromLink(link: string | null): string | null {
   if (!link) return null;
   for (const match of link.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
-    const params = match[2] ?? "";
-    if (!/;\s*rel\s*=\s*"?(?:[^";,]*\s)?next(?:\s[^";,]*)?"?/i.test(params)) continue;
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match[2] ?? "");
+    const relations = (rel?.[1] ?? rel?.[2] ?? "").toLowerCase().split(/\s+/);
+    if (!relations.includes("next")) continue;
     const url = new URL(match[1] ?? "", "http://link.invalid");
     return url.searchParams.get("cursor");
   }

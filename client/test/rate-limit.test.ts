@@ -52,7 +52,7 @@ function windowedServer(limit: number): { created: () => number; rejected: () =>
   let used = 0;
   let rejected = 0;
   let created = 0;
-  const answer = (ok: () => unknown) => () => {
+  const answer = (ok: () => unknown) => (): [number, unknown, Record<string, string>] => {
     const at = time.elapsed();
     if (at - windowStart >= windowMs) {
       windowStart += Math.floor((at - windowStart) / windowMs) * windowMs;
@@ -66,8 +66,8 @@ function windowedServer(limit: number): { created: () => number; rejected: () =>
     }
     return [201, ok(), rateHeaders(limit - used, reset, limit)];
   };
-  api().post("/v1/ext/items").times(100).reply(answer(() => item(String(++created))) as never);
-  api().get("/v1/ext/me").times(100).reply(answer(() => ({ company: { id: "c", name: "Acme" } })) as never);
+  api().post("/v1/ext/items").times(100).reply(answer(() => item(String(++created))));
+  api().get("/v1/ext/me").times(100).reply(answer(() => ({ company: { id: "c", name: "Acme" } })));
   return { created: () => created, rejected: () => rejected };
 }
 

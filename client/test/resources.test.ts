@@ -146,7 +146,7 @@ describe("errors carry the problem details, one class per kind", () => {
       .reply(409, problem(409, "version_conflict", { current_version: 4 }));
     const c = client();
     await expect(c.items.create(CREATE_BODY)).rejects.toMatchObject({ errors: [{ path: "name", message: "Required" }], currentVersion: undefined });
-    await expect(c.items.update("i1", { name: "x", version: 3 } as never)).rejects.toMatchObject({ code: "version_conflict", currentVersion: 4 });
+    await expect(c.items.update("i1", { name: "x", version: 3 })).rejects.toMatchObject({ code: "version_conflict", currentVersion: 4 });
   });
 
   it("a 429 beyond the budget is a RateLimitError; a body that is not a problem still gives the status", async () => {

@@ -51,7 +51,7 @@ describe("creates retried after a failure reuse their idempotency key", () => {
       .reply(recordingKey(keys, 429, problem(429, "rate_limited"), { "Retry-After": "7" }))
       .post("/v1/ext/tasks")
       .reply(recordingKey(keys, 201, { task_id: "t1" }));
-    await client().tasks.create({ title: "Call", due_at: "2026-01-01T00:00:00Z", assigned_to: "ada" } as never);
+    await client().tasks.create({ title: "Call", due_at: "2026-01-01T00:00:00Z", assigned_to: "ada" });
     expect(keys[1]).toBe(keys[0]);
     expect(time.sleeps).toEqual([7000]);
   });

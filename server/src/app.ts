@@ -60,7 +60,7 @@ export function createApp(ctx: AppContext): Express {
   app.use("/v1/ext", openApiRouter());
 
   const ext = express.Router();
-  const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit);
+  const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit, ctx.config.rateLimitWindowSeconds);
   ext.use(resolveApiKey(ctx.prisma, limiter.store));
   ext.use(limiter.middleware);
   ext.use(requireAuth);

@@ -14,7 +14,7 @@ export interface AppContext {
   eventsCommitted: () => void;
   /** Token that authorises the admin API (`/admin`, used by the admin CLI while the server runs). */
   adminToken: string;
-  /** Requests per API key per 60 s (the contract's 60 unless raised for benchmarks via RATE_LIMIT_PER_MINUTE). */
+  /** Requests per API key per rate-limit window (the contract's 60 unless raised for benchmarks via RATE_LIMIT_PER_MINUTE; the window is `config.rateLimitWindowSeconds`). */
   rateLimit: number;
   /**
    * This server's Prometheus metrics (observability/metrics.ts). `metrics.delivery` is the delivery engine's recorder

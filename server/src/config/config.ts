@@ -14,13 +14,18 @@
  * | WEBHOOK_RETENTION_DAYS | 30            | days the webhook delivery log is kept (webhooks/retention-policy.ts) |
  * | METRICS_PORT  | unset (off)            | port of the Prometheus metrics listener (`GET /metrics`)        |
  * | METRICS_HOST  | 127.0.0.1              | listen address of the metrics listener                          |
+ * | RATE_LIMIT_WINDOW_SECONDS | 60         | length of the per-key rate-limit window (tests, operators)      |
  */
+import { RATE_LIMIT } from "@stageline/shared";
 import { parseTrustProxy } from "./trust-proxy";
 
 /** WEBHOOK_RETENTION_DAYS when unset: 30 days, like Stripe's event log (CONTRACT "Events and deliveries"). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
 /** The largest WEBHOOK_RETENTION_DAYS accepted: 10 years (keeps the cutoff a valid date however it is computed). */
 export const MAX_WEBHOOK_RETENTION_DAYS = 3_650;
+
+/** The longest RATE_LIMIT_WINDOW_SECONDS accepted: one hour. */
+export const MAX_RATE_LIMIT_WINDOW_SECONDS = 3_600;
 
 export type Mode = "production" | "development" | "test";
 
@@ -51,6 +56,11 @@ export interface Config {
   metricsPort?: number;
   /** Listen address of the metrics listener (METRICS_HOST, default 127.0.0.1: reachable from this machine only). */
   metricsHost: string;
+  /**
+   * Length of the fixed per-key rate-limit window in seconds (RATE_LIMIT_WINDOW_SECONDS, 1..3600; default the
+   * contract's 60). Tests shorten it so waiting out a window takes seconds, not a minute.
+   */
+  rateLimitWindowSeconds: number;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -75,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetentionDays: positiveInt(env, "WEBHOOK_RETENTION_DAYS", DEFAULT_WEBHOOK_RETENTION_DAYS, MAX_WEBHOOK_RETENTION_DAYS),
     metricsPort: optionalPort(env, "METRICS_PORT"),
     metricsHost: env.METRICS_HOST || "127.0.0.1",
+    rateLimitWindowSeconds: positiveInt(env, "RATE_LIMIT_WINDOW_SECONDS", RATE_LIMIT.windowSeconds, MAX_RATE_LIMIT_WINDOW_SECONDS),
   };
 }
 

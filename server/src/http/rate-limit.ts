@@ -102,12 +102,14 @@ export interface RateLimiter {
 }
 
 /**
- * Builds the rate limiter. `limit` (requests per 60 s window) defaults to the contract's 60; benchmarks may raise it.
+ * Builds the rate limiter. `limit` (requests per window) defaults to the contract's 60; benchmarks may raise it.
+ * `windowSeconds` (the fixed window's length) defaults to the contract's 60; tests may shorten it
+ * (RATE_LIMIT_WINDOW_SECONDS).
  */
-export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIMIT.limit): RateLimiter {
+export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIMIT.limit, windowSeconds: number = RATE_LIMIT.windowSeconds): RateLimiter {
   const store = new DatabaseRateLimitStore(prisma);
   const middleware = rateLimit({
-    windowMs: RATE_LIMIT.windowSeconds * 1000,
+    windowMs: windowSeconds * 1000,
     limit,
     standardHeaders: "draft-6",
     legacyHeaders: false,
@@ -120,7 +122,7 @@ export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIM
         res,
         domainError(
           "rate_limited",
-          `Rate limit of ${options.limit} requests per ${RATE_LIMIT.windowSeconds} seconds exceeded. Retry after ${retryAfter} seconds.`,
+          `Rate limit of ${options.limit} requests per ${windowSeconds} seconds exceeded. Retry after ${retryAfter} seconds.`,
         ),
       );
     },
