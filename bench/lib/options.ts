@@ -68,7 +68,7 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
                         (default 1000000 behind 1000 subscriptions; quick 10000 behind 100)
   --client-sizes <a,b>  client phase: items iterated through @stageline/client and raw fetch per measurement
                         (default 10000,100000; quick 500,2000; the largest is bulk-seeded)
-  --client-calls <n>    client phase: timed items.get calls of each kind for the overhead (default 2000, quick 100)
+  --client-calls <n>    client phase: timed items.get calls of each kind for the overhead (default 2000, quick 50)
   --rate-limit <n>      RATE_LIMIT_PER_MINUTE for the server (default 1000000000)
   --pool-size <n>       DATABASE_POOL_SIZE of the server and pool size of the bare baseline (default 10)
   --keep                keep the temporary data directories and PostgreSQL schemas
@@ -137,7 +137,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     backlogSubscriptions: quick ? 100 : 1000,
     backlogPending: quick ? 10_000 : 1_000_000,
     clientSizes: quick ? [500, 2000] : [10_000, 100_000],
-    clientCalls: quick ? 100 : 2000,
+    clientCalls: quick ? 50 : 2000,
     rateLimit: 1_000_000_000,
     poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
     keep: false,
