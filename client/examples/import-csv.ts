@@ -47,7 +47,8 @@ interface CsvRecord {
 }
 
 /**
- * The file's SHA-256 (hex) and its number of data rows, read once as a stream.
+ * The file's SHA-256 (hex), its number of data rows and its column names (from the first row), read once as a
+ * stream.
  * @throws the parser's error (with its line) for a malformed file.
  */
 export async function scanCsv(file: string): Promise<{ sha256: string; rows: number; headers: string[] }> {
