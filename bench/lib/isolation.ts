@@ -140,12 +140,16 @@ export interface Tenant {
   stageId: string;
 }
 
+/** The default pipeline of `createTenant`: one stage (with the default statuses), no custom fields. */
+const ONE_STAGE_PIPELINE = { name: "Isolation", short_id_prefix: "ISO", stages: [{ name: "Lead" }] };
+
 /**
  * Creates a company, an API key and a pipeline through `node server/dist/admin/cli.js ... --json`, against the
  * running server's database (PGlite: through the server, via the handshake file in DATA_DIR).
+ * @param pipeline the pipeline import file (CONTRACT "Pipelines, blueprints, transitions"); one stage by default.
  * @throws when a CLI command fails (its stderr is quoted).
  */
-export async function createTenant(host: PhaseHost, name: string): Promise<Tenant> {
+export async function createTenant(host: PhaseHost, name: string, pipeline: object = ONE_STAGE_PIPELINE): Promise<Tenant> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: host.dataDir, NODE_ENV: "test", LOG_LEVEL: "warn" };
   if (host.databaseUrl) env.DATABASE_URL = host.databaseUrl;
   else delete env.DATABASE_URL;
@@ -161,10 +165,10 @@ export async function createTenant(host: PhaseHost, name: string): Promise<Tenan
   const company = await cli<{ id: string }>(["companies", "create", "--name", name]);
   const key = await cli<{ key: string }>(["keys", "create", "--company", company.id, "--name", "bench"]);
   const file = path.join(host.tmpDir, `pipeline-${company.id}.json`);
-  fs.writeFileSync(file, JSON.stringify({ name: "Isolation", short_id_prefix: "ISO", stages: [{ name: "Lead" }] }));
-  const pipeline = await cli<{ id: string; stages: { id: string }[] }>(["pipelines", "import", "--company", company.id, "--file", file]);
+  fs.writeFileSync(file, JSON.stringify(pipeline));
+  const imported = await cli<{ id: string; stages: { id: string }[] }>(["pipelines", "import", "--company", company.id, "--file", file]);
   const api = new ApiClient(host.api.baseUrl, key.key);
-  return { companyId: company.id, api, pipelineId: pipeline.id, stageId: pipeline.stages[0]!.id };
+  return { companyId: company.id, api, pipelineId: imported.id, stageId: imported.stages[0]!.id };
 }
 
 /** Runs `fn` over `items` with at most `parallel` calls in flight. */

@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench` (bench/run.ts). */
 
-export const PHASES = ["pages", "list", "get", "patch", "create", "tasks", "webhooks", "console", "isolation", "backlog"] as const;
+export const PHASES = ["pages", "list", "get", "patch", "create", "tasks", "webhooks", "console", "client", "isolation", "backlog"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -33,6 +33,13 @@ export interface BenchOptions {
   backlogSubscriptions: number;
   /** Pending deliveries for the large backlog figures (a 10k variant is always measured first). */
   backlogPending: number;
+  /**
+   * Issue 21, `client` phase: items iterated per measurement, ascending (the largest is seeded for another company's
+   * pipeline with bulk SQL; the smaller counts stop early in the same pipeline).
+   */
+  clientSizes: number[];
+  /** Issue 21: timed `items.get` calls of each kind (client and raw fetch, interleaved) for the per-call overhead. */
+  clientCalls: number;
   /** RATE_LIMIT_PER_MINUTE given to the server. */
   rateLimit: number;
   /** pg pool size of the server (DATABASE_POOL_SIZE) and of the bare baseline. */
@@ -59,6 +66,9 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
   --dead-endpoints <a,b> isolation phase: never-answering endpoints of another company (default 0,100,1000; quick 0,20)
   --backlog <n>         backlog phase (PostgreSQL only): pending deliveries behind the failing subscriptions
                         (default 1000000 behind 1000 subscriptions; quick 10000 behind 100)
+  --client-sizes <a,b>  client phase: items iterated through @stageline/client and raw fetch per measurement
+                        (default 10000,100000; quick 500,2000; the largest is bulk-seeded)
+  --client-calls <n>    client phase: timed items.get calls of each kind for the overhead (default 2000, quick 50)
   --rate-limit <n>      RATE_LIMIT_PER_MINUTE for the server (default 1000000000)
   --pool-size <n>       DATABASE_POOL_SIZE of the server and pool size of the bare baseline (default 10)
   --keep                keep the temporary data directories and PostgreSQL schemas
@@ -91,7 +101,7 @@ export function isDefaultRun(o: BenchOptions, env: NodeJS.ProcessEnv = process.e
   return (
     !env.BENCH_CPU_PROF &&
     !env.BENCH_MEM_PROBE &&
-    (["duration", "warmup", "connections", "rounds", "sizes", "subscriptions", "latencyItems", "burstItems", "rateLimit", "poolSize", "deadEndpoints", "backlogPending"] as const).every((k) =>
+    (["duration", "warmup", "connections", "rounds", "sizes", "subscriptions", "latencyItems", "burstItems", "rateLimit", "poolSize", "deadEndpoints", "backlogPending", "clientSizes", "clientCalls"] as const).every((k) =>
       same(o[k], defaults[k]),
     ) &&
     o.phases.size === defaults.phases.size
@@ -126,6 +136,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     isolationCapS: quick ? 8 : 120,
     backlogSubscriptions: quick ? 100 : 1000,
     backlogPending: quick ? 10_000 : 1_000_000,
+    clientSizes: quick ? [500, 2000] : [10_000, 100_000],
+    clientCalls: quick ? 50 : 2000,
     rateLimit: 1_000_000_000,
     poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
     keep: false,
@@ -188,6 +200,15 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       }
       case "--backlog":
         o.backlogPending = positive("--backlog", value());
+        break;
+      case "--client-sizes": {
+        const raw = value() ?? "";
+        o.clientSizes = raw.split(",").map((s) => positive("--client-sizes", s.trim()));
+        o.clientSizes.sort((a, b) => a - b);
+        break;
+      }
+      case "--client-calls":
+        o.clientCalls = positive("--client-calls", value());
         break;
       case "--rate-limit":
         o.rateLimit = positive("--rate-limit", value());

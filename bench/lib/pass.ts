@@ -15,6 +15,7 @@ import { openSql, pgliteDirOf, type DbLocation, type Sql } from "./db";
 import { mb, ms, percentile, ratio, rps, sizeLabel, sleep } from "./format";
 import { combineRounds, failures, runLoad, type LoadOptions, type LoadResult } from "./load";
 import type { BenchOptions, Phase } from "./options";
+import { prepareClientPhase, runClientPhase, seedClientPipeline, type ClientBench } from "./client-phase";
 import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
@@ -100,6 +101,8 @@ export class BenchPass {
   /** The console's demo user, printed on the server's first start. */
   private demoUser: { email: string; password: string } | null = null;
   private serverStarts = 0;
+  /** Issue 21: the client phase's company and pipeline, when the phase runs. */
+  private clientBench?: ClientBench;
 
   constructor(
     private readonly kind: "pglite" | "postgres",
@@ -145,6 +148,8 @@ export class BenchPass {
         }
         await this.measureConsole();
       }
+      // Issue 21: another company's pipeline read through @stageline/client and raw fetch (child processes).
+      if (this.clientBench) await runClientPhase(this.phaseHost(), this.clientBench);
       // Issue 17 last: they restart the server with their own environment and leave another company's backlog.
       if (this.has("isolation")) await runIsolationPhase(this.phaseHost());
       if (this.has("backlog")) await runBacklogPhase(this.phaseHost());
@@ -252,6 +257,8 @@ export class BenchPass {
     this.pipelineId = pipeline.id;
     this.stageId = stages.body[0].id;
 
+    // Issue 21: the client phase's company is made now (admin CLI, server up) and seeded below with the demo items.
+    if (this.has("client")) this.clientBench = await prepareClientPhase(this.phaseHost());
     if (this.kind === "pglite") await this.server!.stop(); // PGlite is single-process: seed while the server is down
     this.sql = await openSql(this.location());
     const [row] = await this.sql.query<{ company_id: string; blueprint: unknown }>(`SELECT company_id, blueprint FROM pipelines WHERE id = $1`, [pipeline.id]);
@@ -265,6 +272,7 @@ export class BenchPass {
         : `PostgreSQL ${version?.v ?? "?"}, fresh schema \`${this.schema}\``;
     this.plan = { companyId: row!.company_id, pipelineId: pipeline.id, t0Ms: Math.floor(Date.now() / 1000) * 1000 - 60_000 };
     await this.seedTo(this.o.sizes[0]!);
+    if (this.clientBench) this.notes.push(await seedClientPipeline(this.sql, this.clientBench, this.o));
 
     if (this.kind === "pglite") {
       await this.sql.close();
