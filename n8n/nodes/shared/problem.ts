@@ -84,7 +84,7 @@ function advice(status: number, problem: Partial<Problem>): string {
 		case 422:
 			return 'Stageline could not use some of the values. Check the pipeline, stage, status and custom field values.';
 		case 429:
-			return 'Too many requests: Stageline allows 60 requests per minute per API key. Enable Retry On Fail with a wait of a few seconds, or process fewer items per minute.';
+			return 'Too many requests: Stageline allows 60 requests per minute per API key, and this node already waited once for the time Stageline asked. Process fewer items per minute: put a Loop Over Items node (batches of up to 50) before this node and a Wait node of 60 seconds after it. (Retry On Fail waits at most 5 seconds, less than a rate-limit window.)';
 		default:
 			return status >= 500
 				? `Stageline had a server error (HTTP ${status}). This is usually temporary; try again in a few minutes.`

@@ -16,24 +16,26 @@ const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
  * `http://` for localhost), no user name or password, no query string or fragment.
  * @param raw the credential's `baseUrl`.
  * @returns e.g. `https://stageline.example.com`.
- * @throws Error with a message saying what to enter.
+ * @throws Error with a message saying what to enter; messages show at most the origin (scheme, host, port), never the
+ *   raw input (it may carry a password or a pasted key).
  */
 export function serverBaseUrl(raw: unknown): string {
 	const text = typeof raw === 'string' ? raw.trim() : '';
 	if (text === '') throw new Error('Base URL is empty: enter the address of your Stageline server in the Stageline API credential.');
 	const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
+	// User info first, and never the raw text in a message: it may hold a password or a pasted key.
+	if (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(withScheme)) {
+		throw new Error('Base URL must not contain a user name or password: enter only the address, and the API key in its own field.');
+	}
 	if (!URL.canParse(withScheme)) {
-		throw new Error(`Base URL "${text}" is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com`);
+		throw new Error('Base URL is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com');
 	}
 	const url = new URL(withScheme);
 	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))) {
-		throw new Error(`Base URL "${text}" must start with https:// (plain http:// is only accepted for localhost).`);
-	}
-	if (url.username !== '' || url.password !== '') {
-		throw new Error('Base URL must not contain a user name or password: enter only the address, and the API key in its own field.');
+		throw new Error(`Base URL ${url.protocol}//${url.host} must start with https:// (plain http:// is only accepted for localhost).`);
 	}
 	if (url.search !== '' || url.hash !== '') {
-		throw new Error(`Base URL "${text}" must not contain a query string or fragment: enter only the address of your server.`);
+		throw new Error(`Base URL ${url.protocol}//${url.host} must not contain a query string or fragment: enter only the address of your server.`);
 	}
 	let base = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 	if (base.endsWith(API_BASE_PATH)) base = base.slice(0, -API_BASE_PATH.length);

@@ -6,6 +6,7 @@
 import {
 	NodeApiError,
 	NodeOperationError,
+	sleep,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHookFunctions,
@@ -79,11 +80,41 @@ function parseBody(body: unknown): unknown {
 	}
 }
 
+/** CONTRACT "Scopes and limits": the longest `Retry-After` (seconds) a request waits out once before failing with a 429. */
+export const MAX_RETRY_AFTER_SECONDS = 60;
+
+/** The `Retry-After` header as whole seconds (delta-seconds form only), or undefined. */
+export function retryAfterSeconds(header: string | undefined): number | undefined {
+	if (header === undefined || !/^\s*\d+\s*$/.test(header)) return undefined;
+	return Number(header);
+}
+
+/**
+ * One HTTP exchange through n8n's `httpRequestWithAuthentication` (status errors are not thrown: the caller reads them).
+ * @throws NodeApiError "Could not reach Stageline at <base>: ..." for network failures (refused, DNS, timeout),
+ *   with the item index (set on n8n's own NodeApiError, which re-wrapping hands back unchanged).
+ */
+async function send(context: StagelineContext, options: IHttpRequestOptions, base: string, itemIndex: number | undefined): Promise<IN8nHttpFullResponse> {
+	try {
+		return (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as IN8nHttpFullResponse;
+	} catch (error) {
+		const message = `Could not reach Stageline at ${base}: ${(error as Error).message}`;
+		const description = 'Check the Base URL of the Stageline API credential and that the server is running.';
+		const wrapped = new NodeApiError(context.getNode(), error as JsonObject, { message, description, itemIndex });
+		// n8n hands network failures over as a NodeApiError already, and re-wrapping returns that one unchanged
+		wrapped.message = message;
+		wrapped.description = description;
+		if (itemIndex !== undefined) wrapped.context.itemIndex = itemIndex;
+		throw wrapped;
+	}
+}
+
 /**
  * Sends one request with the `stagelineApi` credential and returns the whole response.
  * @throws NodeOperationError when the credential's Base URL breaks the rule (server-url.ts); NodeApiError for any
  *   response with status >= 400 (message: what to do; description: the problem's detail and failing fields) and
- *   for network failures.
+ *   for network failures. A 429 with `Retry-After` of at most MAX_RETRY_AFTER_SECONDS is waited out and sent once
+ *   more (n8n's Retry On Fail waits at most 5 s, less than a rate-limit window); a second 429 is thrown.
  */
 export async function apiRequest<T>(context: StagelineContext, request: ApiRequest): Promise<ApiResponse<T>> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
@@ -105,21 +136,17 @@ export async function apiRequest<T>(context: StagelineContext, request: ApiReque
 	};
 	if (request.qs && Object.keys(request.qs).length > 0) options.qs = request.qs;
 	if (request.body !== undefined) options.body = request.body;
-	let response: IN8nHttpFullResponse;
-	try {
-		response = (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as IN8nHttpFullResponse;
-	} catch (error) {
-		throw new NodeApiError(context.getNode(), error as JsonObject, {
-			message: `Could not reach Stageline at ${base}: ${(error as Error).message}`,
-			description: 'Check the Base URL of the Stageline API credential and that the server is running.',
-			itemIndex: request.itemIndex,
-		});
+	let response = await send(context, options, base, request.itemIndex);
+	let headers = headersOf(response.headers);
+	const retryAfter = retryAfterSeconds(headers['retry-after']);
+	if (response.statusCode === 429 && retryAfter !== undefined && retryAfter <= MAX_RETRY_AFTER_SECONDS) {
+		await sleep(retryAfter * 1000);
+		response = await send(context, options, base, request.itemIndex);
+		headers = headersOf(response.headers);
 	}
-	const headers = headersOf(response.headers);
 	const body = parseBody(response.body);
 	if (response.statusCode >= 400) {
-		const retryAfter = Number(headers['retry-after']);
-		const described = describeProblem(response.statusCode, body, Number.isFinite(retryAfter) ? retryAfter : undefined);
+		const described = describeProblem(response.statusCode, body, retryAfterSeconds(headers['retry-after']));
 		const errorBody: JsonObject = body !== null && typeof body === 'object' ? (body as JsonObject) : { detail: String(body ?? '') };
 		throw new NodeApiError(context.getNode(), errorBody, {
 			message: described.message,
@@ -168,19 +195,26 @@ export async function listPage<T>(context: StagelineContext, request: ApiRequest
 	return { results: response.body, next: nextLink(response.headers.link) };
 }
 
+/** `url` (a path or absolute URL with a query) with its `limit` query parameter set to `limit`. */
+export function withLimit(url: string, limit: number): string {
+	const parsed = new URL(url, 'http://placeholder.invalid');
+	parsed.searchParams.set('limit', String(limit));
+	return url.startsWith('/') ? `${parsed.pathname}${parsed.search}` : parsed.toString();
+}
+
 /**
  * Up to `max` entries of a list (every entry when `max` is undefined), following `Link: rel="next"` page by page.
- * Pages ask for `min(remaining, 500)` entries.
+ * Each page asks for `min(remaining, 500)` entries: the next URL's `limit` is rewritten (the cursor stays as sent).
  */
 export async function listAll<T>(context: StagelineContext, request: ApiRequest, max?: number): Promise<T[]> {
 	const out: T[] = [];
-	let next: string | null = request.url;
-	let qs: IDataObject | undefined = { ...request.qs, limit: Math.min(max ?? MAX_PAGE_LIMIT, MAX_PAGE_LIMIT) };
-	while (next !== null && (max === undefined || out.length < max)) {
-		const page: ListPage<T> = await listPage<T>(context, { ...request, url: next, qs });
+	const pageLimit = () => Math.min(max === undefined ? MAX_PAGE_LIMIT : max - out.length, MAX_PAGE_LIMIT);
+	let page: ListPage<T> = await listPage<T>(context, { ...request, qs: { ...request.qs, limit: pageLimit() } });
+	out.push(...page.results);
+	while (page.next !== null && (max === undefined || out.length < max)) {
+		const url = withLimit(page.next, pageLimit()); // the next URL carries the whole query
+		page = await listPage<T>(context, { ...request, url, qs: undefined });
 		out.push(...page.results);
-		next = page.next;
-		qs = undefined; // the next URL carries the whole query
 	}
 	return max === undefined ? out : out.slice(0, max);
 }
