@@ -7,6 +7,7 @@ import type { IDataObject, IExecuteFunctions, ResourceMapperValue } from 'n8n-wo
 import type { CustomFieldType, PipelineField } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
 import { apiJson } from '../../shared/transport';
+import { toOffsetDateTime } from './date-time';
 
 /** A date or date-time value as n8n may hand it over: a string, a Date, or a luxon DateTime. */
 function isoOf(value: unknown): string {
@@ -19,9 +20,11 @@ function isoOf(value: unknown): string {
 
 /**
  * One value as the blueprint type wants it. Text that reads as a number or boolean is converted for those types;
- * anything the server would refuse is sent as it is, so its 422 names the field.
+ * a date-time without an offset (n8n's date picker) is read in `zone`; anything the server would refuse is sent as
+ * it is, so its 422 names the field.
+ * @param zone IANA zone of zone-less date-times (the workflow's time zone).
  */
-export function coerceCustomValue(type: CustomFieldType | undefined, value: unknown): unknown {
+export function coerceCustomValue(type: CustomFieldType | undefined, value: unknown, zone = 'UTC'): unknown {
 	switch (type) {
 		case 'number':
 			return typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
@@ -32,7 +35,7 @@ export function coerceCustomValue(type: CustomFieldType | undefined, value: unkn
 		case 'date':
 			return isoOf(value).slice(0, 10);
 		case 'datetime':
-			return isoOf(value);
+			return toOffsetDateTime(value, zone) ?? value;
 		default:
 			return value;
 	}
@@ -59,8 +62,9 @@ export function pipelineFields(context: IExecuteFunctions, pipelineId: string, i
 
 /**
  * The `metadata` object of the item at `itemIndex`: the resource mapper's values without empty ones, each coerced
- * to its blueprint type; undefined when none is set.
- * @param pipelineOf the pipeline whose blueprint types the values (called only when a value is set).
+ * to its blueprint type; undefined when none is set. In "Map Automatically" mode (`autoMapInputData`) the values are
+ * the input item's JSON members whose names are keys of the pipeline's blueprint.
+ * @param pipelineOf the pipeline whose blueprint types the values (called only when a value may be set).
  */
 export async function customFieldValues(
 	context: IExecuteFunctions,
@@ -68,11 +72,19 @@ export async function customFieldValues(
 	pipelineOf: () => Promise<string>,
 ): Promise<IDataObject | undefined> {
 	const mapper = context.getNodeParameter('customFields', itemIndex, null) as ResourceMapperValue | null;
-	const entries = Object.entries(mapper?.value ?? {}).filter(([, v]) => v !== undefined && v !== null && v !== '');
-	if (entries.length === 0) return undefined;
+	const isSet = ([, v]: [string, unknown]) => v !== undefined && v !== null && v !== '';
+	const autoMap = mapper?.mappingMode === 'autoMapInputData';
+	let entries: Array<[string, unknown]> = autoMap ? [] : Object.entries(mapper?.value ?? {}).filter(isSet);
+	if (!autoMap && entries.length === 0) return undefined;
 	const fields = await pipelineFields(context, await pipelineOf(), itemIndex);
 	const types = new Map(fields.map((f) => [f.key, f.type]));
+	if (autoMap) {
+		const json = context.getInputData()[itemIndex]?.json ?? {};
+		entries = Object.entries(json).filter(([key]) => types.has(key)).filter(isSet);
+		if (entries.length === 0) return undefined;
+	}
+	const zone = context.getTimezone();
 	const out: IDataObject = {};
-	for (const [key, value] of entries) out[key] = coerceCustomValue(types.get(key), value) as IDataObject[string];
+	for (const [key, value] of entries) out[key] = coerceCustomValue(types.get(key), value, zone) as IDataObject[string];
 	return out;
 }

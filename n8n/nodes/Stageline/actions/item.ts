@@ -1,10 +1,10 @@
 /**
  * The `item` operations (spec "Items"; CONTRACT "Lists", "Duplicate check", "Idempotency"):
  * create (POST /v1/ext/items with an Idempotency-Key), update (PATCH), get, getMany (filters, Return All or Limit,
- * paging by Link rel="next"), find (by short ID or exact name, as the Zapier connector's Find Item) and
- * checkDuplicates (POST /v1/ext/items/check-duplicates).
+ * paging by Link rel="next"), find (by short ID or exact name, as the Zapier connector's Find Item; an empty value is
+ * refused) and checkDuplicates (POST /v1/ext/items/check-duplicates; one summary item per input item).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 import type { DuplicateCheck, DuplicateMatch, Item, ItemCreate, ItemUpdate } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
 import { apiJson, compact, listAll } from '../../shared/transport';
@@ -16,7 +16,9 @@ import {
 	toContract,
 } from '../descriptions/contract-keys';
 import { customFieldValues } from './custom-fields';
+import { toOffsetDateTime } from './date-time';
 import { createWithKey } from './idempotency-key';
+import { requireChanges } from './require-changes';
 import type { OperationHandlers } from './types';
 
 /** CONTRACT "Responses": the `source` of items this node creates unless Additional Fields sets one (Zapier sends `zapier`). */
@@ -24,15 +26,6 @@ export const DEFAULT_SOURCE = 'n8n';
 
 /** The most matches Find returns (one page, newest first), as the Zapier connector's Find Item. */
 export const FIND_ITEM_LIMIT = 25;
-
-/** A date-time parameter as ISO 8601 text (n8n gives strings or luxon DateTimes). */
-function isoParam(value: unknown): string | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	if (typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
-		return String((value as { toISO: () => string }).toISO());
-	}
-	return String(value);
-}
 
 /** The item id of the picker at `itemIndex`. */
 function itemIdAt(context: IExecuteFunctions, itemIndex: number): string {
@@ -54,13 +47,15 @@ async function bodyOf(
 export const itemHandlers: OperationHandlers = {
 	async create(this: IExecuteFunctions, itemIndex: number): Promise<object> {
 		const pipelineId = this.getNodeParameter('pipelineId', itemIndex) as string;
+		const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 		const values: IDataObject = {
 			pipelineId,
 			stageId: this.getNodeParameter('stageId', itemIndex),
 			statusId: this.getNodeParameter('statusId', itemIndex, ''),
 			name: this.getNodeParameter('name', itemIndex),
-			source: DEFAULT_SOURCE,
-			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+			...additional,
+			// an added but emptied Source keeps the default
+			source: typeof additional.source === 'string' && additional.source.trim() !== '' ? additional.source.trim() : DEFAULT_SOURCE,
 		};
 		const body = (await bodyOf(this, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
 		return createWithKey<Item>(this, apiPath('items'), body, 'item:create', itemIndex);
@@ -71,6 +66,7 @@ export const itemHandlers: OperationHandlers = {
 		const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 		const pipelineOf = async () => (await apiJson<Item>(this, { url: apiPath('items', itemId), itemIndex })).pipeline_id;
 		const body = (await bodyOf(this, itemIndex, ITEM_UPDATE_FIELDS, fields, pipelineOf)) as ItemUpdate;
+		requireChanges(this, body, itemIndex);
 		return apiJson<Item>(this, { method: 'PATCH', url: apiPath('items', itemId), body: body as IDataObject, itemIndex });
 	},
 
@@ -80,8 +76,8 @@ export const itemHandlers: OperationHandlers = {
 
 	async getMany(this: IExecuteFunctions, itemIndex: number): Promise<object[]> {
 		const filters = { ...(this.getNodeParameter('filters', itemIndex, {}) as IDataObject) };
-		filters.createdAfter = isoParam(filters.createdAfter);
-		filters.updatedAfter = isoParam(filters.updatedAfter);
+		filters.createdAfter = toOffsetDateTime(filters.createdAfter, this.getTimezone());
+		filters.updatedAfter = toOffsetDateTime(filters.updatedAfter, this.getTimezone());
 		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
 		const qs = compact(toContract(ITEM_LIST_FILTERS, filters) as IDataObject);
@@ -90,13 +86,23 @@ export const itemHandlers: OperationHandlers = {
 
 	async find(this: IExecuteFunctions, itemIndex: number): Promise<object[]> {
 		const by = this.getNodeParameter('findBy', itemIndex) as 'shortId' | 'name';
-		const value = String(this.getNodeParameter('findValue', itemIndex)).trim();
+		const raw = this.getNodeParameter('findValue', itemIndex, '') as unknown;
+		const value = raw === undefined || raw === null ? '' : String(raw).trim();
+		if (value === '') {
+			// an empty filter would list every item (as the Zapier connector's Find Item, refuse it)
+			const what = by === 'shortId' ? 'short ID' : 'name';
+			throw new NodeOperationError(this.getNode(), `Value is empty: enter the ${what} to find.`, {
+				itemIndex,
+				description: 'An expression that gives an empty value (e.g. a missing field of the input item) would otherwise match every item.',
+			});
+		}
 		const pipelineId = this.getNodeParameter('findPipelineId', itemIndex, '') as string;
 		const qs = compact(toContract(ITEM_LIST_FILTERS, { [by]: value, pipelineId }) as IDataObject);
 		return listAll<Item>(this, { url: apiPath('items'), qs, itemIndex }, FIND_ITEM_LIMIT);
 	},
 
-	async checkDuplicates(this: IExecuteFunctions, itemIndex: number): Promise<object[]> {
+	/** One output item per input item: `{ duplicates: DuplicateMatch[], count }` (count 0 when nothing matches). */
+	async checkDuplicates(this: IExecuteFunctions, itemIndex: number): Promise<object> {
 		const pipelineId = this.getNodeParameter('pipelineId', itemIndex) as string;
 		const values: IDataObject = {
 			pipelineId,
@@ -105,6 +111,7 @@ export const itemHandlers: OperationHandlers = {
 		};
 		const body = (await bodyOf(this, itemIndex, DUPLICATE_CHECK_FIELDS, values, async () => pipelineId)) as DuplicateCheck;
 		const url = apiPath('items', 'check-duplicates');
-		return apiJson<DuplicateMatch[]>(this, { method: 'POST', url, body: body as IDataObject, itemIndex });
+		const duplicates = await apiJson<DuplicateMatch[]>(this, { method: 'POST', url, body: body as IDataObject, itemIndex });
+		return { duplicates, count: duplicates.length };
 	},
 };

@@ -8,20 +8,22 @@ import type { Task, TaskCreate, TaskUpdate } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
 import { apiJson, compact, listAll } from '../../shared/transport';
 import { TASK_LIST_FILTERS, TASK_WRITE_FIELDS, toContract } from '../descriptions/contract-keys';
+import { toOffsetDateTime } from './date-time';
 import { createWithKey } from './idempotency-key';
+import { requireChanges } from './require-changes';
 import type { OperationHandlers } from './types';
 
-/** Date-time parameters of tasks (sent as ISO 8601 text). */
+/** Date-time parameters of tasks (sent as ISO 8601 text with an offset). */
 const DATE_TIME_PARAMS = ['dueAt', 'dueBefore', 'dueAfter'];
 
-/** Parameter values with date-times as ISO text and the item picker's value extracted. */
-function normalise(values: IDataObject): IDataObject {
+/**
+ * Parameter values with date-times as ISO text with an offset (zone-less ones read in `zone`, the workflow's time
+ * zone) and the item picker's value extracted.
+ */
+function normalise(values: IDataObject, zone: string): IDataObject {
 	const out: IDataObject = { ...values };
 	for (const name of DATE_TIME_PARAMS) {
-		const value = out[name] as unknown;
-		if (value !== null && typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
-			out[name] = String((value as { toISO: () => string }).toISO());
-		}
+		if (name in out) out[name] = toOffsetDateTime(out[name], zone);
 	}
 	const itemId = out.itemId as unknown;
 	if (itemId !== null && typeof itemId === 'object' && 'value' in (itemId as IDataObject)) {
@@ -42,14 +44,15 @@ export const taskHandlers: OperationHandlers = {
 			dueAt: this.getNodeParameter('dueAt', itemIndex),
 			assignedTo: this.getNodeParameter('assignedTo', itemIndex),
 			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
-		});
+		}, this.getTimezone());
 		const body = toContract(TASK_WRITE_FIELDS, values) as TaskCreate;
 		return createWithKey<Task>(this, apiPath('tasks'), body, 'task:create', itemIndex);
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {
-		const values = normalise(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject);
+		const values = normalise(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject, this.getTimezone());
 		const body = toContract(TASK_WRITE_FIELDS, values) as TaskUpdate;
+		requireChanges(this, body, itemIndex);
 		const url = apiPath('tasks', taskIdAt(this, itemIndex));
 		return apiJson<Task>(this, { method: 'PATCH', url, body: body as IDataObject, itemIndex });
 	},
@@ -59,7 +62,7 @@ export const taskHandlers: OperationHandlers = {
 	},
 
 	async getMany(this: IExecuteFunctions, itemIndex: number): Promise<object[]> {
-		const filters = normalise(this.getNodeParameter('filters', itemIndex, {}) as IDataObject);
+		const filters = normalise(this.getNodeParameter('filters', itemIndex, {}) as IDataObject, this.getTimezone());
 		const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 		const limit = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex, 50) as number);
 		const qs = compact(toContract(TASK_LIST_FILTERS, filters) as IDataObject);
