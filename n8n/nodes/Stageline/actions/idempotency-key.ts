@@ -4,16 +4,22 @@ import { deriveIdempotencyKey } from '../../shared/idempotency';
 import { apiJson, IDEMPOTENCY_KEY_HEADER } from '../../shared/transport';
 
 /**
- * The key for `operation` (e.g. `item:create`) of the input item at `itemIndex`, from the execution id, workflow id,
- * node id and item index: Retry On Fail sends the same key again.
+ * The key for `operation` (e.g. `item:create`) of the input item at `itemIndex`: the Additional Field
+ * "Idempotency Key" when set (so a retry from the executions list, a new execution, can resend the first key), else
+ * derived from the execution id, workflow id, node id, the node's run index and the item index: Retry On Fail sends
+ * the same key again, a second run of the node in a loop sends new ones.
  */
 export function idempotencyKeyFor(context: IExecuteFunctions, operation: string, itemIndex: number): string {
+	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const given = typeof additional.idempotencyKey === 'string' ? additional.idempotencyKey.trim() : '';
+	if (given !== '') return given;
 	const node = context.getNode();
 	return deriveIdempotencyKey({
 		executionId: context.getExecutionId(),
 		workflowId: context.getWorkflow().id,
 		nodeId: node.id ?? node.name,
 		operation,
+		runIndex: context.getWorkflowDataProxy(itemIndex).$runIndex,
 		itemIndex,
 	});
 }

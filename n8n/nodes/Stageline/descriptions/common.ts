@@ -94,3 +94,21 @@ export function operationsOf(resource: string, options: INodePropertyOptions[], 
 		},
 	];
 }
+
+/**
+ * The Additional Field "Idempotency Key" of creates (CONTRACT "Idempotency": 1..255 printable ASCII characters),
+ * shown on Create only. It replaces the derived key (actions/idempotency-key.ts), so a retry from the executions
+ * list (a new execution id) can resend the key of the first attempt, e.g. an expression of the input item's id.
+ */
+export function idempotencyKeyOption(): INodeProperties {
+	return {
+		displayName: 'Idempotency Key',
+		name: 'idempotencyKey',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.order_id }}',
+		description:
+			'Key Stageline uses to create once (kept 24 hours). Empty: derived from the execution, node, run and item, so Retry On Fail creates once but a retried execution creates again. Set it (e.g. from an ID of the input item) to create once across executions.',
+		displayOptions: { show: { '/operation': ['create'] } },
+	};
+}

@@ -4,7 +4,7 @@
  * (issue 18); custom fields come from the pipeline's blueprint through the resource mapper (methods/resourceMapping.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { dropdown, operationsOf, picker, returnAllAndLimit, showFor } from './common';
+import { dropdown, idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor } from './common';
 
 const show = (operations: string[]) => showFor('item', operations);
 
@@ -14,7 +14,7 @@ export const itemOperations: INodeProperties[] = operationsOf(
 		{
 			name: 'Check Duplicates',
 			value: 'checkDuplicates',
-			description: "Find items of a pipeline that match a name or custom field values (the pipeline's duplicate rules)",
+			description: "Find items of a pipeline that match a name or custom field values (the pipeline's duplicate rules); one output item with the matches and their count",
 			action: 'Check for duplicate items',
 		},
 		{ name: 'Create', value: 'create', description: 'Create an item in a pipeline', action: 'Create an item' },
@@ -97,12 +97,13 @@ export const itemFields: INodeProperties[] = [
 		displayOptions: show(['create', 'checkDuplicates']),
 		options: [
 			{ displayName: 'Contact ID', name: 'contactId', type: 'string', default: '', description: 'ID of a contact to link' },
+			idempotencyKeyOption(),
 			{
 				displayName: 'Source',
 				name: 'source',
 				type: 'string',
 				default: 'n8n',
-				description: 'Where the item came from (Stageline shows it on the item)',
+				description: 'Where the item came from (Stageline shows it on the item; empty: n8n)',
 			},
 		],
 	},

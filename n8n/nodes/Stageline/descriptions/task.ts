@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 import { TASK_PRIORITIES, TASK_TYPES } from './contract-keys';
-import { operationsOf, picker, returnAllAndLimit, showFor } from './common';
+import { idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor } from './common';
 
 const show = (operations: string[]) => showFor('task', operations);
 
@@ -108,7 +108,7 @@ export const taskFields: INodeProperties[] = [
 		placeholder: 'Add Field',
 		default: {},
 		displayOptions: show(['create']),
-		options: optionalTaskFields(),
+		options: [...optionalTaskFields(), idempotencyKeyOption()].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	},
 	picker('Task', 'taskId', 'searchTasks', { required: true, displayOptions: show(['get', 'update', 'complete']) }),
 	{
