@@ -1,7 +1,8 @@
 /**
  * Node `Stageline` (type `stageline`, issue 18): items, tasks and pipelines of the Stageline external API
  * (spec "Endpoints"). Programmatic: each input item runs one operation (actions/*), whose errors become that item's
- * error output under Continue On Fail.
+ * output `{ error, details: { description, httpCode } }` under On Error → Continue (regular output) or Continue
+ * (using error output) (the error branch).
  */
 import {
 	NodeApiError,
@@ -97,11 +98,17 @@ export class Stageline implements INodeType {
 						? error
 						: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 				if (!this.continueOnFail()) throw failure;
+				// JSON of only `error` and `details`: under "Continue (using error output)" n8n-core's handleNodeErrorOutput
+				// moves such items to the error branch (it routes items whose JSON keys are all error/message/details);
+				// under "Continue" they stay on the regular output. The item's `error` member is not set: n8n-core's
+				// normalizeNodeErrors would then replace the JSON by `{ error }` and drop the details.
 				out.push({
 					json: {
 						error: failure.message,
-						description: failure.description ?? null,
-						httpCode: failure instanceof NodeApiError ? (failure.httpCode ?? null) : null,
+						details: {
+							description: failure.description ?? null,
+							httpCode: failure instanceof NodeApiError ? (failure.httpCode ?? null) : null,
+						},
 					},
 					pairedItem: { item: itemIndex },
 				});
