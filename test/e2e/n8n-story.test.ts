@@ -56,7 +56,11 @@ describe("an n8n workflow against a real Stageline server", () => {
     const item = created.output[0]!;
     expect(item).toMatchObject({ name: "First deal", pipeline: "Sales", stage: "Lead", status: "Open", email: "first@example.com", deal_value: 1200, version: 1, source: "n8n" });
     const again = await runStageline(credential, create, { executionId: "e2e-1" });
+    expect(again.error).toBeUndefined();
+    expect(again.output).toHaveLength(1);
     expect(again.output[0]!.item_id).toBe(item.item_id);
+    const sameName = await runStageline(credential, { resource: "item", operation: "find", findBy: "name", findValue: "First deal" });
+    expect(sameName.output.map((i) => i.item_id)).toEqual([item.item_id]); // one item in Stageline, not two
     const another = await runStageline(credential, { ...create, name: "Second deal", customFields: { mappingMode: "defineBelow", value: { email: "second@example.com" }, schema: [] } }, { executionId: "e2e-2" });
     expect(another.output[0]!.item_id).not.toBe(item.item_id);
 
@@ -100,7 +104,20 @@ describe("an n8n workflow against a real Stageline server", () => {
       name: "",
       customFields: { mappingMode: "defineBelow", value: { email: "first@example.com" }, schema: [] },
     });
-    expect(dupes.output.map((d) => d.item_id)).toEqual([item.item_id]);
+    expect(dupes.output).toHaveLength(1);
+    expect(dupes.output[0]!.count).toBe(1);
+    expect((dupes.output[0]!.duplicates as Array<{ item_id: string }>).map((d) => d.item_id)).toEqual([item.item_id]);
+    const noDupes = await runStageline(credential, { resource: "item", operation: "checkDuplicates", pipelineId: sales.value, name: "Nobody at all" });
+    expect(noDupes.output).toEqual([{ duplicates: [], count: 0 }]);
+
+    // 5b. An Idempotency Key set by the workflow creates once across executions; Map Automatically sends custom fields.
+    const keyed = { ...create, name: "Keyed deal", customFields: { mappingMode: "autoMapInputData", value: null, schema: [] }, additionalFields: { idempotencyKey: "={{ 'order-' + $json.order }}" } };
+    const keyedInput = [{ order: 42, email: "keyed@example.com", deal_value: "700", not_a_field: "x" }];
+    const keyed1 = await runStageline(credential, keyed, { executionId: "e2e-6", inputItems: keyedInput });
+    expect(keyed1.error).toBeUndefined();
+    expect(keyed1.output[0]).toMatchObject({ name: "Keyed deal", email: "keyed@example.com", deal_value: 700 });
+    const keyed2 = await runStageline(credential, keyed, { executionId: "e2e-7", inputItems: keyedInput });
+    expect(keyed2.output[0]!.item_id).toBe(keyed1.output[0]!.item_id);
 
     // 6. Tasks: create (twice in one execution: one task), update, list by item, complete.
     const taskCreate = {
@@ -112,6 +129,10 @@ describe("an n8n workflow against a real Stageline server", () => {
       additionalFields: { itemId: String(item.item_id), priority: "high", taskType: "call" },
     };
     const task = (await runStageline(credential, taskCreate, { executionId: "e2e-3" })).output[0]!;
+    // a zone-less date from n8n's date picker is read in the workflow's time zone
+    const zoneless = await runStageline(credential, { ...taskCreate, title: "Zone-less", dueAt: "2026-03-01T09:00:00", additionalFields: {} }, { executionId: "e2e-8", timezone: "Europe/Berlin" });
+    expect(zoneless.error).toBeUndefined();
+    expect(new Date(String(zoneless.output[0]!.due_at)).toISOString()).toBe("2026-03-01T08:00:00.000Z");
     expect(task).toMatchObject({ title: "Call the customer", priority: "high", task_type: "call", item_id: item.item_id, is_completed: false });
     expect((await runStageline(credential, taskCreate, { executionId: "e2e-3" })).output[0]!.task_id).toBe(task.task_id);
     const taskId = { __rl: true as const, mode: "id", value: String(task.task_id) };
@@ -135,7 +156,7 @@ describe("an n8n workflow against a real Stageline server", () => {
     expect(failed.error?.description).toContain("metadata.email");
     const continued = await runStageline(credential, bad, { executionId: "e2e-5", continueOnFail: true });
     expect(continued.error).toBeUndefined();
-    expect(continued.output[0]).toMatchObject({ error: expect.any(String), description: expect.stringContaining("metadata.email") });
+    expect(continued.output[0]).toMatchObject({ error: expect.any(String), details: { description: expect.stringContaining("metadata.email") } });
   });
 
   it("says what to do about a wrong API key", async () => {

@@ -42,6 +42,9 @@ import { API_BASE_PATH as NODE_API_BASE_PATH } from '../../n8n/nodes/shared/serv
 import { IDEMPOTENCY_KEY_HEADER, MAX_PAGE_LIMIT } from '../../n8n/nodes/shared/transport';
 
 const PAGING = ['limit', 'cursor'];
+/** Create parameters sent as headers, not body fields: the Idempotency-Key override. */
+const HEADER_PARAMS = ['idempotencyKey'];
+const bodyOptions = (names: string[]) => names.filter((n) => !HEADER_PARAMS.includes(n));
 const sorted = (keys: Iterable<string>) => [...keys].sort();
 const values = (map: Record<string, string>) => sorted(Object.values(map));
 
@@ -71,7 +74,7 @@ describe('the node matches the contract (@stageline/shared)', () => {
 		expect(values(ITEM_CREATE_FIELDS)).toEqual(sorted(Object.keys(ItemCreateSchema.shape)));
 		const names = parametersOf('item', 'create').map((p) => p.name);
 		expect(names).toEqual(expect.arrayContaining(['pipelineId', 'stageId', 'statusId', 'name', 'customFields']));
-		const given = sorted([...names.filter((n) => n in ITEM_CREATE_FIELDS), ...collectionOptions('item', 'create', 'additionalFields')]);
+		const given = sorted([...names.filter((n) => n in ITEM_CREATE_FIELDS), ...bodyOptions(collectionOptions('item', 'create', 'additionalFields'))]);
 		expect(given).toEqual(sorted(Object.keys(ITEM_CREATE_FIELDS)));
 	});
 
@@ -89,7 +92,7 @@ describe('the node matches the contract (@stageline/shared)', () => {
 	it('task write fields are the create and update body fields; the filters are the task list filters', () => {
 		expect(values(TASK_WRITE_FIELDS)).toEqual(sorted(Object.keys(TaskCreateSchema.shape)));
 		expect(values(TASK_WRITE_FIELDS)).toEqual(sorted(Object.keys(TaskUpdateSchema.shape)));
-		const create = sorted([...parametersOf('task', 'create').map((p) => p.name).filter((n) => n in TASK_WRITE_FIELDS), ...collectionOptions('task', 'create', 'additionalFields')]);
+		const create = sorted([...parametersOf('task', 'create').map((p) => p.name).filter((n) => n in TASK_WRITE_FIELDS), ...bodyOptions(collectionOptions('task', 'create', 'additionalFields'))]);
 		expect(create).toEqual(sorted(Object.keys(TASK_WRITE_FIELDS)));
 		expect(collectionOptions('task', 'update', 'updateFields')).toEqual(sorted(Object.keys(TASK_WRITE_FIELDS)));
 		expect(values(TASK_LIST_FILTERS)).toEqual(sorted(Object.keys(TaskListQuerySchema.shape).filter((k) => !PAGING.includes(k))));
@@ -108,8 +111,10 @@ describe('the node matches the contract (@stageline/shared)', () => {
 	});
 
 	it('derived idempotency keys are valid Idempotency-Key values', () => {
-		const key = deriveIdempotencyKey({ executionId: '42', workflowId: 'w', nodeId: 'n', operation: 'item:create', itemIndex: 0 });
+		const key = deriveIdempotencyKey({ executionId: '42', workflowId: 'w', nodeId: 'n', operation: 'item:create', runIndex: 0, itemIndex: 0 });
 		expect(isIdempotencyKey(key)).toBe(true);
 		expect(key).toHaveLength(68);
+		expect(collectionOptions('item', 'create', 'additionalFields')).toContain('idempotencyKey');
+		expect(collectionOptions('task', 'create', 'additionalFields')).toContain('idempotencyKey');
 	});
 });

@@ -8,26 +8,11 @@ import { problem, startFakeStageline, type FakeStageline, type RecordedRequest }
 import { searchItems, searchTasks } from '../../n8n/nodes/Stageline/methods/listSearch';
 import { getCustomFieldsForCreate, getCustomFieldsForUpdate } from '../../n8n/nodes/Stageline/methods/resourceMapping';
 import { getStages } from '../../n8n/nodes/Stageline/methods/loadOptions';
+import { ITEM } from './helpers/fixtures';
 
 let api: FakeStageline;
 const credential = () => ({ apiKey: 'sk_test', baseUrl: api.url });
 
-const ITEM = {
-	item_id: 'i1',
-	short_id: 'SALES-1',
-	name: 'Acme deal',
-	pipeline: 'Sales',
-	pipeline_id: 'p1',
-	stage: 'Lead',
-	stage_id: 's1',
-	status: 'Open',
-	status_id: 'st1',
-	contact_id: null,
-	source: 'n8n',
-	created_at: '2026-01-01T00:00:00.000Z',
-	updated_at: '2026-01-01T00:00:00.000Z',
-	version: 1,
-};
 const TASK = {
 	task_id: 't1',
 	title: 'Call Ada',
@@ -62,6 +47,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 beforeEach(() => api.reset());
+afterEach(() => expect(api.violations).toEqual([])); // every request fits the contract's schemas
 
 describe('item', () => {
 	it('create sends the create body, typed custom fields as metadata, and an Idempotency-Key', async () => {
@@ -174,7 +160,7 @@ describe('item', () => {
 			updated_after: '2026-01-02T00:00:00.000Z',
 			limit: '3',
 		});
-		expect(api.requests[1]!.query).toEqual({ cursor: 'n2' });
+		expect(api.requests[1]!.query).toEqual({ cursor: 'n2', limit: '1' }); // min(remaining, 500)
 	});
 
 	it('getMany with Return All reads every page', async () => {
@@ -211,7 +197,7 @@ describe('item', () => {
 			customFields: { mappingMode: 'defineBelow', value: { email: 'ada@example.com' }, schema: [] },
 		});
 		expect(writes(api.requests)[0]!.body).toEqual({ pipeline_id: 'p1', metadata: { email: 'ada@example.com' } });
-		expect(result.output[0]!.matched_on).toEqual(['email']);
+		expect(result.output).toEqual([{ duplicates: [{ ...ITEM, matched_on: ['email'] }], count: 1 }]);
 	});
 });
 
@@ -305,11 +291,12 @@ describe('errors', () => {
 		[409, 'version_conflict', /Stageline now has version 7/],
 		[429, 'rate_limited', /60 requests per minute per API key/],
 	])('HTTP %i says what to do', async (status, code, message) => {
-		api.on('GET /v1/ext/items/i1', { ...problem(status, code, 'Refused.', { current_version: 7 }), headers: { 'retry-after': '12' } });
+		// a Retry-After over 60 s is not waited out (the node waits at most once, up to 60 s)
+		api.on('GET /v1/ext/items/i1', { ...problem(status, code, 'Refused.', { current_version: 7 }), headers: { 'retry-after': '120' } });
 		const result = await runStageline(credential(), { resource: 'item', operation: 'get', itemId: { __rl: true, mode: 'id', value: 'i1' } });
 		expect(result.error?.message).toMatch(message);
 		expect(result.error?.httpCode).toBe(String(status));
-		if (status === 429) expect(result.error?.description).toContain('Stageline asks to wait 12 s.');
+		if (status === 429) expect(result.error?.description).toContain('Stageline asks to wait 120 s.');
 	});
 
 	it('Continue On Fail returns the error of each failing item and goes on with the others', async () => {
@@ -321,13 +308,13 @@ describe('errors', () => {
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.output).toHaveLength(2);
-		expect(result.output[0]).toMatchObject({ error: expect.stringContaining('could not find it'), httpCode: '404' });
+		expect(result.output[0]).toMatchObject({ error: expect.stringContaining('could not find it'), details: { httpCode: '404' } });
 		expect(result.output[1]).toEqual(ITEM);
 	});
 
 	it('refuses a plain-http Base URL that is not localhost, without sending the key', async () => {
 		const result = await runStageline({ apiKey: 'sk_test', baseUrl: 'http://stageline.example.com' }, { resource: 'pipeline', operation: 'getMany' });
-		expect(result.error?.message).toBe('Base URL "http://stageline.example.com" must start with https:// (plain http:// is only accepted for localhost).');
+		expect(result.error?.message).toBe('Base URL http://stageline.example.com must start with https:// (plain http:// is only accepted for localhost).');
 		expect(api.requests).toHaveLength(0);
 	});
 });

@@ -14,6 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 beforeEach(() => api.reset());
+afterEach(() => expect(api.violations).toEqual([]));
 
 describe('pipeline operations', () => {
 	it('getMany follows Link rel="next" and sends the key', async () => {

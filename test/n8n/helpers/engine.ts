@@ -138,7 +138,7 @@ export function additionalDataFor(credential: StagelineCredential, executionId =
 }
 
 /** The Stageline node of a test workflow with `parameters`. */
-export function stagelineNode(parameters: INodeParameters, options: { continueOnFail?: boolean; retryOnFail?: boolean } = {}): INode {
+export function stagelineNode(parameters: INodeParameters, options: RunOptions = {}): INode {
 	return {
 		id: 'node-stageline-1',
 		name: 'Stageline',
@@ -148,12 +148,26 @@ export function stagelineNode(parameters: INodeParameters, options: { continueOn
 		parameters,
 		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const, continueOnFail: true } : {}),
+		...(options.onError ? { onError: options.onError } : {}),
 		...(options.retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {}),
 	};
 }
 
-/** A workflow Input → Stageline. */
-export function workflowOf(node: INode, inputItems: IDataObject[] = [{}]): Workflow {
+/** How a test runs the node: its input items and node settings. */
+export interface RunOptions {
+	inputItems?: IDataObject[];
+	/** Items of a second input node run after the first (Input → Input 2 → Stageline): the node then runs twice. */
+	secondInputItems?: IDataObject[];
+	continueOnFail?: boolean;
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
+	retryOnFail?: boolean;
+	executionId?: string;
+	/** The workflow's time zone (Settings → Timezone). */
+	timezone?: string;
+}
+
+/** A workflow Input → Stageline (and Input → Input 2 → Stageline when `secondInputItems` is given). */
+export function workflowOf(node: INode, inputItems: IDataObject[] = [{}], options: RunOptions = {}): Workflow {
 	const input: INode = {
 		id: 'node-input-1',
 		name: 'Input',
@@ -162,20 +176,31 @@ export function workflowOf(node: INode, inputItems: IDataObject[] = [{}]): Workf
 		position: [0, 0],
 		parameters: { items: JSON.stringify(inputItems) },
 	};
+	const nodes = [input, node];
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }> = {
+		Input: { main: [[{ node: node.name, type: 'main', index: 0 }]] },
+	};
+	if (options.secondInputItems !== undefined) {
+		nodes.push({ ...input, id: 'node-input-2', name: 'Input 2', position: [0, 200], parameters: { items: JSON.stringify(options.secondInputItems) } });
+		connections.Input!.main[0]!.push({ node: 'Input 2', type: 'main', index: 0 });
+		connections['Input 2'] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
+	}
 	return new Workflow({
 		id: 'wf-1',
 		name: 'Stageline test',
-		nodes: [input, node],
-		connections: { Input: { main: [[{ node: node.name, type: 'main', index: 0 }]] } },
+		nodes,
+		connections,
 		active: false,
 		nodeTypes,
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...(options.timezone ? { timezone: options.timezone } : {}) },
 	});
 }
 
 /** What a run of the Stageline node gave: its output items' JSON, or the error that stopped the workflow. */
 export interface NodeRun {
 	output: IDataObject[];
+	/** The error output's items (On Error → Continue (using error output)). */
+	errorOutput: IDataObject[];
 	error?: { message: string; description?: string | null; httpCode?: string | null; name?: string };
 	run: IRun;
 }
@@ -187,10 +212,10 @@ export interface NodeRun {
 export async function runStageline(
 	credential: StagelineCredential,
 	parameters: INodeParameters,
-	options: { inputItems?: IDataObject[]; continueOnFail?: boolean; retryOnFail?: boolean; executionId?: string } = {},
+	options: RunOptions = {},
 ): Promise<NodeRun> {
 	const node = stagelineNode(parameters, options);
-	const workflow = workflowOf(node, options.inputItems);
+	const workflow = workflowOf(node, options.inputItems, options);
 	const executionId = options.executionId ?? 'exec-1';
 	const additionalData = additionalDataFor(credential, executionId);
 	additionalData.hooks = new ExecutionLifecycleHooks('manual', executionId, {
@@ -208,8 +233,9 @@ export async function runStageline(
 	const run = await execute.run({ workflow, startNode: workflow.getNode('Input')! });
 	const taskData = run.data.resultData.runData.Stageline?.[0];
 	const output = (taskData?.data?.main?.[0] ?? []).map((item) => item.json);
+	const errorOutput = (taskData?.data?.main?.[1] ?? []).map((item) => item.json);
 	const error = run.data.resultData.error as NodeRun['error'] | undefined;
-	return { output, error, run };
+	return { output, errorOutput, error, run };
 }
 
 /** A LoadOptionsContext of the Stageline node with `parameters` (what the editor sends for dropdowns and pickers). */

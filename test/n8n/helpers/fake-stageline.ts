@@ -1,9 +1,56 @@
 /**
  * A scripted stand-in for the Stageline API on 127.0.0.1 (an ephemeral port), for the unit and engine tests:
- * each test registers answers by "METHOD /path" and reads back the requests the node sent.
+ * each test registers answers by "METHOD /path" and reads back the requests the node sent. Request bodies, list
+ * queries and Idempotency-Key headers are checked with the contract's zod schemas (@stageline/shared): a request
+ * the real server would refuse is answered 400 and recorded in `violations`, so format drift fails the tests.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+	DuplicateCheckSchema,
+	ItemCreateSchema,
+	ItemListQuerySchema,
+	ItemUpdateSchema,
+	TaskCreateSchema,
+	TaskListQuerySchema,
+	TaskUpdateSchema,
+	isIdempotencyKey,
+} from '@stageline/shared';
+
+/** The part of a zod object schema the checks use. */
+interface ZodType {
+	safeParse(value: unknown): { success: true } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+}
+
+/** The contract schema of a request's body or query, by method and path pattern (spec "Endpoints"). */
+const CONTRACT: Array<{ method: string; path: RegExp; body?: ZodType; query?: ZodType; idempotent?: boolean }> = [
+	{ method: 'POST', path: /^\/v1\/ext\/items\/check-duplicates$/, body: DuplicateCheckSchema },
+	{ method: 'POST', path: /^\/v1\/ext\/items$/, body: ItemCreateSchema, idempotent: true },
+	{ method: 'PATCH', path: /^\/v1\/ext\/items\/[^/]+$/, body: ItemUpdateSchema },
+	{ method: 'GET', path: /^\/v1\/ext\/items$/, query: ItemListQuerySchema },
+	{ method: 'POST', path: /^\/v1\/ext\/tasks$/, body: TaskCreateSchema, idempotent: true },
+	{ method: 'PATCH', path: /^\/v1\/ext\/tasks\/[^/]+$/, body: TaskUpdateSchema },
+	{ method: 'GET', path: /^\/v1\/ext\/tasks$/, query: TaskListQuerySchema },
+];
+
+/** What the contract says is wrong with `request` (empty: nothing). */
+export function contractViolations(request: RecordedRequest): string[] {
+	const rule = CONTRACT.find((r) => r.method === request.method && r.path.test(request.path));
+	if (rule === undefined) return [];
+	const out: string[] = [];
+	const check = (what: string, schema: ZodType | undefined, value: unknown) => {
+		if (schema === undefined) return;
+		const loose = schema as ZodType & { strict?: () => ZodType };
+		const strict = typeof loose.strict === 'function' ? loose.strict() : schema;
+		const result = strict.safeParse(value);
+		if (!result.success) out.push(...result.error.issues.map((i) => `${request.method} ${request.path} ${what}.${i.path.map(String).join('.')}: ${i.message}`));
+	};
+	check('body', rule.body, request.body);
+	check('query', rule.query, request.query);
+	const key = request.headers['idempotency-key'];
+	if (rule.idempotent && !isIdempotencyKey(key)) out.push(`${request.method} ${request.path}: Idempotency-Key ${String(key)} is not valid`);
+	return out;
+}
 
 /** A request as the server received it. */
 export interface RecordedRequest {
@@ -28,6 +75,8 @@ export interface FakeStageline {
 	/** e.g. http://127.0.0.1:43121 */
 	url: string;
 	requests: RecordedRequest[];
+	/** Requests the contract's schemas refused (each answered 400), as "METHOD /path where: message". */
+	violations: string[];
 	/** Sets the answer of `METHOD /path` (the path without query). */
 	on(route: string, answer: Route): void;
 	reset(): void;
@@ -38,6 +87,7 @@ export interface FakeStageline {
 export async function startFakeStageline(): Promise<FakeStageline> {
 	const routes = new Map<string, Route>();
 	const requests: RecordedRequest[] = [];
+	const violations: string[] = [];
 	let base = '';
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
@@ -59,8 +109,12 @@ export async function startFakeStageline(): Promise<FakeStageline> {
 				body,
 			};
 			requests.push(recorded);
+			const refused = contractViolations(recorded);
+			violations.push(...refused);
 			const route = routes.get(`${recorded.method} ${recorded.path}`);
-			const answer: Answer = route === undefined
+			const answer: Answer = refused.length > 0
+				? problem(400, 'validation_failed', refused.join('; '))
+				: route === undefined
 				? { status: 404, body: { type: 'about:blank', title: 'Not Found', status: 404, detail: `No route ${recorded.method} ${recorded.path}`, code: 'not_found' } }
 				: typeof route === 'function' ? route(recorded, base) : route;
 			const status = answer.status ?? 200;
@@ -77,10 +131,12 @@ export async function startFakeStageline(): Promise<FakeStageline> {
 	return {
 		url: base,
 		requests,
+		violations,
 		on: (route, answer) => routes.set(route, answer),
 		reset: () => {
 			routes.clear();
 			requests.length = 0;
+			violations.length = 0;
 		},
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
