@@ -10,13 +10,15 @@ const base = {
   moduleNameMapper: shared,
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
 };
+/** n8n-core and n8n-workflow are dev dependencies of the n8n package only (n8n/node_modules): its tests find them there. */
+const n8nModules = { modulePaths: ['<rootDir>/n8n/node_modules'] };
 module.exports = {
   testTimeout: 30000,
   projects: [
     { ...base, displayName: 'shared', testMatch: ['<rootDir>/shared/src/**/*.test.ts'] },
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },
     { ...base, displayName: 'connector', testMatch: ['<rootDir>/connector/src/**/*.test.ts', '<rootDir>/connector/test/**/*.test.ts'] },
-    { ...base, displayName: 'n8n', testMatch: ['<rootDir>/n8n/test/**/*.test.ts'] },
-    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'] },
+    { ...base, ...n8nModules, displayName: 'n8n', testMatch: ['<rootDir>/test/n8n/**/*.test.ts'] },
+    { ...base, ...n8nModules, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/'] },
   ],
 };

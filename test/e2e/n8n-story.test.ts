@@ -9,7 +9,7 @@
  */
 import { startServer, type RunningServer } from "../../server/src/server";
 import { testConfig } from "../../server/test/helpers/test-server";
-import { loadOptionsContext, runStageline, type StagelineCredential } from "../../n8n/test/helpers/engine";
+import { loadOptionsContext, runStageline, type StagelineCredential } from "../n8n/helpers/engine";
 import { getPipelines, getStages, getStatuses } from "../../n8n/nodes/Stageline/methods/loadOptions";
 import { searchItems, searchTasks } from "../../n8n/nodes/Stageline/methods/listSearch";
 import { getCustomFieldsForCreate } from "../../n8n/nodes/Stageline/methods/resourceMapping";

@@ -7,7 +7,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { DuplicateCheck, DuplicateMatch, Item, ItemCreate, ItemUpdate } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
-import { apiJson, compact, IDEMPOTENCY_KEY_HEADER, listAll } from '../../shared/transport';
+import { apiJson, compact, listAll } from '../../shared/transport';
 import {
 	DUPLICATE_CHECK_FIELDS,
 	ITEM_CREATE_FIELDS,
@@ -16,7 +16,7 @@ import {
 	toContract,
 } from '../descriptions/contract-keys';
 import { customFieldValues } from './custom-fields';
-import { idempotencyKeyFor } from './idempotency-key';
+import { createWithKey } from './idempotency-key';
 import type { OperationHandlers } from './types';
 
 /** The most matches Find returns (one page, newest first), as the Zapier connector's Find Item. */
@@ -59,13 +59,7 @@ export const itemHandlers: OperationHandlers = {
 			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
 		};
 		const body = (await bodyOf(this, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
-		return apiJson<Item>(this, {
-			method: 'POST',
-			url: apiPath('items'),
-			body: body as IDataObject,
-			headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyFor(this, 'item:create', itemIndex) },
-			itemIndex,
-		});
+		return createWithKey<Item>(this, apiPath('items'), body, 'item:create', itemIndex);
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {

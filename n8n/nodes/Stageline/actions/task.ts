@@ -6,9 +6,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Task, TaskCreate, TaskUpdate } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
-import { apiJson, compact, IDEMPOTENCY_KEY_HEADER, listAll } from '../../shared/transport';
+import { apiJson, compact, listAll } from '../../shared/transport';
 import { TASK_LIST_FILTERS, TASK_WRITE_FIELDS, toContract } from '../descriptions/contract-keys';
-import { idempotencyKeyFor } from './idempotency-key';
+import { createWithKey } from './idempotency-key';
 import type { OperationHandlers } from './types';
 
 /** Date-time parameters of tasks (sent as ISO 8601 text). */
@@ -44,13 +44,7 @@ export const taskHandlers: OperationHandlers = {
 			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
 		});
 		const body = toContract(TASK_WRITE_FIELDS, values) as TaskCreate;
-		return apiJson<Task>(this, {
-			method: 'POST',
-			url: apiPath('tasks'),
-			body: body as IDataObject,
-			headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKeyFor(this, 'task:create', itemIndex) },
-			itemIndex,
-		});
+		return createWithKey<Task>(this, apiPath('tasks'), body, 'task:create', itemIndex);
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {

@@ -2,7 +2,7 @@
  * Parameter builders shared by the resources' descriptions: dropdowns of pipelines, stages and statuses, pickers of
  * items and tasks (resource locators with `listSearch`), Return All / Limit.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 /** The linter's wording for dropdowns whose value may also be an ID given by an expression. */
 export const CHOOSE_OR_ID =
@@ -76,6 +76,21 @@ export function returnAllAndLimit(resource: string, operation: string): INodePro
 			default: 50,
 			description: 'Max number of results to return',
 			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+		},
+	];
+}
+
+/** The Operation parameter of `resource`, with its operations (options sorted by name, as the linter wants). */
+export function operationsOf(resource: string, options: INodePropertyOptions[], defaultOperation: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Operation',
+			name: 'operation',
+			type: 'options',
+			noDataExpression: true,
+			displayOptions: { show: { resource: [resource] } },
+			options,
+			default: defaultOperation,
 		},
 	];
 }

@@ -4,38 +4,32 @@
  * (issue 18); custom fields come from the pipeline's blueprint through the resource mapper (methods/resourceMapping.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { dropdown, picker, returnAllAndLimit, showFor } from './common';
+import { dropdown, operationsOf, picker, returnAllAndLimit, showFor } from './common';
 
 const show = (operations: string[]) => showFor('item', operations);
 
-export const itemOperations: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['item'] } },
-		options: [
-			{
-				name: 'Check Duplicates',
-				value: 'checkDuplicates',
-				description: "Find items of a pipeline that match a name or custom field values (the pipeline's duplicate rules)",
-				action: 'Check for duplicate items',
-			},
-			{ name: 'Create', value: 'create', description: 'Create an item in a pipeline', action: 'Create an item' },
-			{
-				name: 'Find',
-				value: 'find',
-				description: 'Find items by short ID or exact name',
-				action: 'Find items',
-			},
-			{ name: 'Get', value: 'get', description: 'Get an item', action: 'Get an item' },
-			{ name: 'Get Many', value: 'getMany', description: 'List items, newest first', action: 'Get many items' },
-			{ name: 'Update', value: 'update', description: 'Update an item', action: 'Update an item' },
-		],
-		default: 'create',
-	},
-];
+export const itemOperations: INodeProperties[] = operationsOf(
+	'item',
+	[
+		{
+			name: 'Check Duplicates',
+			value: 'checkDuplicates',
+			description: "Find items of a pipeline that match a name or custom field values (the pipeline's duplicate rules)",
+			action: 'Check for duplicate items',
+		},
+		{ name: 'Create', value: 'create', description: 'Create an item in a pipeline', action: 'Create an item' },
+		{
+			name: 'Find',
+			value: 'find',
+			description: 'Find items by short ID or exact name',
+			action: 'Find items',
+		},
+		{ name: 'Get', value: 'get', description: 'Get an item', action: 'Get an item' },
+		{ name: 'Get Many', value: 'getMany', description: 'List items, newest first', action: 'Get many items' },
+		{ name: 'Update', value: 'update', description: 'Update an item', action: 'Update an item' },
+	],
+	'create',
+);
 
 /** The custom fields of the pipeline's blueprint (resource mapper), for create, update and duplicate check. */
 function customFields(operations: string[], method: string, dependsOn: string[]): INodeProperties {

@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 import { TASK_PRIORITIES, TASK_TYPES } from './contract-keys';
-import { picker, returnAllAndLimit, showFor } from './common';
+import { operationsOf, picker, returnAllAndLimit, showFor } from './common';
 
 const show = (operations: string[]) => showFor('task', operations);
 
@@ -61,23 +61,17 @@ function optionalTaskFields(): INodeProperties[] {
 	];
 }
 
-export const taskOperations: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['task'] } },
-		options: [
-			{ name: 'Complete', value: 'complete', description: 'Mark a task as done', action: 'Complete a task' },
-			{ name: 'Create', value: 'create', description: 'Create a task', action: 'Create a task' },
-			{ name: 'Get', value: 'get', description: 'Get a task', action: 'Get a task' },
-			{ name: 'Get Many', value: 'getMany', description: 'List tasks', action: 'Get many tasks' },
-			{ name: 'Update', value: 'update', description: 'Update a task', action: 'Update a task' },
-		],
-		default: 'create',
-	},
-];
+export const taskOperations: INodeProperties[] = operationsOf(
+	'task',
+	[
+		{ name: 'Complete', value: 'complete', description: 'Mark a task as done', action: 'Complete a task' },
+		{ name: 'Create', value: 'create', description: 'Create a task', action: 'Create a task' },
+		{ name: 'Get', value: 'get', description: 'Get a task', action: 'Get a task' },
+		{ name: 'Get Many', value: 'getMany', description: 'List tasks', action: 'Get many tasks' },
+		{ name: 'Update', value: 'update', description: 'Update a task', action: 'Update a task' },
+	],
+	'create',
+);
 
 export const taskFields: INodeProperties[] = [
 	{

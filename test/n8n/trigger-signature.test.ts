@@ -3,8 +3,8 @@
  * (delivery.ts): Standard Webhooks `v1` signatures, a 5-minute tolerance both ways, rotation, 401 with no run.
  */
 import crypto from 'node:crypto';
-import { SIGNATURE_TOLERANCE_SECONDS, signatureOf, verifyDelivery } from '../nodes/StagelineTrigger/signature';
-import { StagelineTrigger } from '../nodes/StagelineTrigger/StagelineTrigger.node';
+import { SIGNATURE_TOLERANCE_SECONDS, signatureOf, verifyDelivery } from '../../n8n/nodes/StagelineTrigger/signature';
+import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 import { webhookContext, type WrittenResponse } from './helpers/trigger-context';
 
 const secret = `whsec_${crypto.randomBytes(32).toString('base64')}`;

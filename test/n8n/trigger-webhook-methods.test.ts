@@ -5,7 +5,7 @@
  * URL) makes `checkExists` clean up and answer false.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { StagelineTrigger } from '../nodes/StagelineTrigger/StagelineTrigger.node';
+import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 import { startHooksStandIn, type HooksStandIn } from './helpers/hooks-stand-in';
 import { hookContext, type HookSetup } from './helpers/trigger-context';
 

@@ -4,7 +4,7 @@
  */
 import { loadOptionsContext, runStageline } from './helpers/engine';
 import { startFakeStageline, type FakeStageline } from './helpers/fake-stageline';
-import { getPipelines, getStages, getStatuses } from '../nodes/Stageline/methods/loadOptions';
+import { getPipelines, getStages, getStatuses } from '../../n8n/nodes/Stageline/methods/loadOptions';
 
 let api: FakeStageline;
 const credential = () => ({ apiKey: 'sk_test', baseUrl: api.url });

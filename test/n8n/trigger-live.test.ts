@@ -5,8 +5,8 @@
  * the hooks, deactivation deletes them.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { startStageline, stagelineApi, type StagelineServer } from '../e2e/stageline';
-import { StagelineTrigger } from '../nodes/StagelineTrigger/StagelineTrigger.node';
+import { startStageline, stagelineApi, type StagelineServer } from './real-n8n/stageline';
+import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 import { startDeliveryReceiver, type DeliveryReceiver } from './helpers/delivery-receiver';
 import { hookContext, webhookContext, type HookSetup, type WrittenResponse } from './helpers/trigger-context';
 

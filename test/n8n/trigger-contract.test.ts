@@ -3,8 +3,8 @@
  * the header names it reads are the contract's.
  */
 import { EVENT_NAMES, WEBHOOK_EVENT_HEADER, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER } from '@stageline/shared';
-import * as signature from '../nodes/StagelineTrigger/signature';
-import { StagelineTrigger, TRIGGER_EVENTS } from '../nodes/StagelineTrigger/StagelineTrigger.node';
+import * as signature from '../../n8n/nodes/StagelineTrigger/signature';
+import { StagelineTrigger, TRIGGER_EVENTS } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 
 it('offers exactly the contract events, in its order', () => {
 	expect(TRIGGER_EVENTS.map((e) => e.value)).toEqual([...EVENT_NAMES]);

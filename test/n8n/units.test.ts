@@ -3,11 +3,11 @@
  * base URL expression, problem messages, the Link header and idempotency keys.
  */
 import { Workflow, type INodeTypes } from 'n8n-workflow';
-import { StagelineApi } from '../credentials/StagelineApi.credentials';
-import { deriveIdempotencyKey } from '../nodes/shared/idempotency';
-import { describeProblem } from '../nodes/shared/problem';
-import { apiPath, resolveApiUrl, serverBaseUrl } from '../nodes/shared/server-url';
-import { nextLink } from '../nodes/shared/transport';
+import { StagelineApi } from '../../n8n/credentials/StagelineApi.credentials';
+import { deriveIdempotencyKey } from '../../n8n/nodes/shared/idempotency';
+import { describeProblem } from '../../n8n/nodes/shared/problem';
+import { apiPath, resolveApiUrl, serverBaseUrl } from '../../n8n/nodes/shared/server-url';
+import { nextLink } from '../../n8n/nodes/shared/transport';
 
 describe('Base URL (serverBaseUrl)', () => {
 	it.each([

@@ -5,9 +5,9 @@
  */
 import { loadOptionsContext, runStageline } from './helpers/engine';
 import { problem, startFakeStageline, type FakeStageline, type RecordedRequest } from './helpers/fake-stageline';
-import { searchItems, searchTasks } from '../nodes/Stageline/methods/listSearch';
-import { getCustomFieldsForCreate, getCustomFieldsForUpdate } from '../nodes/Stageline/methods/resourceMapping';
-import { getStages } from '../nodes/Stageline/methods/loadOptions';
+import { searchItems, searchTasks } from '../../n8n/nodes/Stageline/methods/listSearch';
+import { getCustomFieldsForCreate, getCustomFieldsForUpdate } from '../../n8n/nodes/Stageline/methods/resourceMapping';
+import { getStages } from '../../n8n/nodes/Stageline/methods/loadOptions';
 
 let api: FakeStageline;
 const credential = () => ({ apiKey: 'sk_test', baseUrl: api.url });

@@ -23,8 +23,8 @@ import {
 	isIdempotencyKey,
 } from '@stageline/shared';
 import type { INodeProperties } from 'n8n-workflow';
-import { StagelineApi } from '../credentials/StagelineApi.credentials';
-import { Stageline } from '../nodes/Stageline/Stageline.node';
+import { StagelineApi } from '../../n8n/credentials/StagelineApi.credentials';
+import { Stageline } from '../../n8n/nodes/Stageline/Stageline.node';
 import {
 	DUPLICATE_CHECK_FIELDS,
 	ITEM_CREATE_FIELDS,
@@ -34,12 +34,12 @@ import {
 	TASK_PRIORITIES,
 	TASK_TYPES,
 	TASK_WRITE_FIELDS,
-} from '../nodes/Stageline/descriptions/contract-keys';
-import { FIELD_TYPES } from '../nodes/Stageline/methods/resourceMapping';
-import { deriveIdempotencyKey } from '../nodes/shared/idempotency';
-import { IDEMPOTENCY_KEY_TTL_HOURS } from '../nodes/shared/problem';
-import { API_BASE_PATH as NODE_API_BASE_PATH } from '../nodes/shared/server-url';
-import { IDEMPOTENCY_KEY_HEADER, MAX_PAGE_LIMIT } from '../nodes/shared/transport';
+} from '../../n8n/nodes/Stageline/descriptions/contract-keys';
+import { FIELD_TYPES } from '../../n8n/nodes/Stageline/methods/resourceMapping';
+import { deriveIdempotencyKey } from '../../n8n/nodes/shared/idempotency';
+import { IDEMPOTENCY_KEY_TTL_HOURS } from '../../n8n/nodes/shared/problem';
+import { API_BASE_PATH as NODE_API_BASE_PATH } from '../../n8n/nodes/shared/server-url';
+import { IDEMPOTENCY_KEY_HEADER, MAX_PAGE_LIMIT } from '../../n8n/nodes/shared/transport';
 
 const PAGING = ['limit', 'cursor'];
 const sorted = (keys: Iterable<string>) => [...keys].sort();

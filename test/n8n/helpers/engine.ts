@@ -31,8 +31,8 @@ import {
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import { StagelineApi } from '../../credentials/StagelineApi.credentials';
-import { Stageline } from '../../nodes/Stageline/Stageline.node';
+import { StagelineApi } from '../../../n8n/credentials/StagelineApi.credentials';
+import { Stageline } from '../../../n8n/nodes/Stageline/Stageline.node';
 
 /** The credential values a run uses. */
 export interface StagelineCredential {
