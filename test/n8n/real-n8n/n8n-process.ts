@@ -1,7 +1,7 @@
 /**
  * A real n8n for the opt-in run, headless on Node 24, with this package loaded from `N8N_CUSTOM_EXTENSIONS`
  * (node types `CUSTOM.stageline` and `CUSTOM.stagelineTrigger`). Environment as verified in
- * ../../../shared/N8N.md "Running a real n8n": SQLite in a temporary user folder, no telemetry, no template or
+ * N8N.md "Running a real n8n": SQLite in a temporary user folder, no telemetry, no template or
  * version calls, `mcp-registry` disabled (it calls n8n's servers at start-up), a free task-broker port per process.
  */
 import { execFile, spawn } from "node:child_process";
@@ -54,11 +54,12 @@ async function n8nEnv(home: N8nHome): Promise<NodeJS.ProcessEnv> {
 }
 
 /**
- * Runs one n8n command (e.g. `import:workflow --input=...`) to its end.
+ * Runs one n8n command (e.g. `import:workflow --input=...`) to its end; `extraEnv` last (e.g. a log level:
+ * `n8n execute` prints its result through the logger at level info).
  * @returns its exit code and output.
  */
-export async function n8nCli(home: N8nHome, args: string[]): Promise<{ code: number; output: string }> {
-  const env = await n8nEnv(home);
+export async function n8nCli(home: N8nHome, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
+  const env = { ...(await n8nEnv(home)), ...extraEnv };
   return new Promise((resolve) => {
     execFile(home.runtime.node, [home.runtime.n8nBin, ...args], { env, timeout: CLI_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === "number" ? (err as { code: number }).code : 1) : 0;
@@ -68,8 +69,8 @@ export async function n8nCli(home: N8nHome, args: string[]): Promise<{ code: num
 }
 
 /** Like {@link n8nCli}. @throws Error with the output when the command fails. */
-export async function n8nCliOk(home: N8nHome, args: string[]): Promise<string> {
-  const { code, output } = await n8nCli(home, args);
+export async function n8nCliOk(home: N8nHome, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  const { code, output } = await n8nCli(home, args, extraEnv);
   if (code !== 0) throw new Error(`n8n ${args.join(" ")} exited with ${code}:\n${output}`);
   return output;
 }

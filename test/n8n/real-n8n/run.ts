@@ -23,7 +23,7 @@ import { takeScreenshots } from "./screenshots";
 import { startStageline, stagelineApi, type StagelineServer } from "./stageline";
 import { Steps, StopRun, waitFor } from "./steps";
 
-const PACKAGE_DIR = path.resolve(__dirname, "..");
+const PACKAGE_DIR = path.resolve(__dirname, "..", "..", "..", "n8n");
 const DIST = path.join(PACKAGE_DIR, "dist");
 
 /** The subscriptions Stageline holds for the demo company. */
@@ -94,11 +94,12 @@ async function main(): Promise<number> {
     });
 
     await steps.run("(a) workflow creates an item in Stageline (n8n execute)", async () => {
-      const output = await n8nCliOk(home, ["execute", `--id=${CREATE_WORKFLOW_ID}`, "--rawOutput"]);
+      const output = await n8nCliOk(home, ["execute", `--id=${CREATE_WORKFLOW_ID}`, "--rawOutput"], { N8N_LOG_LEVEL: "info" });
       const found = await stagelineApi(stageline, "GET", `/v1/ext/items?name=${encodeURIComponent(itemName)}`);
       const item = (found.body as Array<{ item_id: string; short_id: string; name: string }>)[0];
       if (!item) throw new Error(`no item named "${itemName}" in Stageline; n8n printed:\n${output.slice(0, 2000)}`);
       if (!output.includes(item.item_id)) throw new Error(`n8n's output does not show the created item ${item.item_id}:\n${output.slice(0, 2000)}`);
+      if ((item as { email?: unknown }).email !== "ada@example.com") throw new Error(`the custom field email was not set: ${JSON.stringify(item)}`);
       return { detail: `${item.short_id} "${item.name}"` };
     }, false);
 
@@ -125,7 +126,7 @@ async function main(): Promise<number> {
     );
     for (const [node, method, param, current, expect] of [
       ["CUSTOM.stagelineTrigger", "getPipelines", "pipelineId", { events: ["item.created"] }, choice.name],
-      ["CUSTOM.stageline", "getStages", "stageId", { resource: "pipeline", operation: "getStatuses", pipelineId: choice.pipelineId }, undefined],
+      ["CUSTOM.stageline", "getStages", "stageId", { resource: "item", operation: "create", pipelineId: choice.pipelineId }, undefined],
     ] as const) {
       await steps.run(
         `dropdown ${node} ${method} as the editor fills it`,
@@ -188,7 +189,7 @@ async function main(): Promise<number> {
     if (withScreenshots) {
       await steps.run(
         "screenshots of the editor",
-        async () => ({ detail: (await takeScreenshots(n8nUrl(home), choice)).join(", ") }),
+        async () => ({ detail: (await takeScreenshots(n8nUrl(home), choice, home.userFolder)).join(", ") }),
         false,
       );
     }

@@ -1,5 +1,5 @@
 /**
- * The n8n editor's REST API as the editor calls it (../../../shared/N8N.md "The editor's REST calls"): the owner
+ * The n8n editor's REST API as the editor calls it (N8N.md "The editor's REST calls"): the owner
  * set-up returns a session cookie bound to the `browser-id` header sent with it, so every call sends both.
  */
 import crypto from "node:crypto";

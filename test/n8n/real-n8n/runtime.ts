@@ -6,7 +6,7 @@
  *   n8n-<N8N_VERSION>/node_modules/n8n     n8n installed with `--ignore-scripts`, then sqlite3 and isolated-vm rebuilt
  *   n8n-<N8N_VERSION>/.ready               written last: a folder without it is installed again from scratch
  *
- * Why this way (../../../shared/N8N.md "Running a real n8n"): with install scripts on, n8n's install fails here (a
+ * Why this way (N8N.md "Running a real n8n"): with install scripts on, n8n's install fails here (a
  * Kafka client downloads zlib and openssl), and native rebuilds need `npm_config_nodedir` pointing at Node 24's
  * headers, because the machine's npm config points at Node 20's.
  */
