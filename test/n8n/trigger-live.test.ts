@@ -4,8 +4,9 @@
  * a local receiver and `webhook()` accepts it (and refuses a tampered copy with 401), a restart's `checkExists` finds
  * the hooks, deactivation deletes them.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 import { startStageline, stagelineApi, type StagelineServer } from './real-n8n/stageline';
+import { getPipelineFilter } from '../../n8n/nodes/StagelineTrigger/pipeline-filter';
 import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 import { startDeliveryReceiver, type DeliveryReceiver } from './helpers/delivery-receiver';
 import { hookContext, webhookContext, type HookSetup, type WrittenResponse } from './helpers/trigger-context';
@@ -60,4 +61,11 @@ it('subscribes on activation, verifies a real delivery, finds the hooks on resta
 	await expect(trigger.webhookMethods.default.delete.call(hookContext(setup))).resolves.toBe(true);
 	expect(await subscriptions()).toEqual([]);
 	await expect(trigger.webhookMethods.default.checkExists.call(hookContext(setup))).resolves.toBe(false);
+});
+
+it('offers All Pipelines, then the pipelines of the key, in the Pipeline dropdown', async () => {
+	const context = hookContext(setup) as unknown as ILoadOptionsFunctions;
+	const options = await getPipelineFilter.call(context);
+	expect(options[0]).toEqual({ name: 'All Pipelines', value: '' });
+	expect(options.slice(1).map((o) => o.name)).toEqual(['Sales']);
 });

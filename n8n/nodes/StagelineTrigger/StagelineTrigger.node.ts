@@ -13,8 +13,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 import type { EventName } from '@stageline/shared';
-import { getPipelines } from '../Stageline/methods/loadOptions';
 import { handleDelivery } from './delivery';
+import { getPipelineFilter } from './pipeline-filter';
 import { checkExists, create, deleteSubscriptions } from './subscriptions';
 
 /** The six events (CONTRACT "Events and deliveries"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
@@ -55,16 +55,16 @@ export class StagelineTrigger implements INodeType {
 				displayName: 'Pipeline Name or ID',
 				name: 'pipelineId',
 				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getPipelines' },
+				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
 				default: '',
 				description:
-					'Only item events of this pipeline start the workflow (task events always do). Leave empty for every pipeline. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Only item events of this pipeline start the workflow (task events always do); All Pipelines for no filter. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 		],
 	};
 
 	methods = {
-		loadOptions: { getPipelines },
+		loadOptions: { getPipelineFilter },
 	};
 
 	webhookMethods = {

@@ -125,7 +125,7 @@ async function main(): Promise<number> {
       false,
     );
     for (const [node, method, param, current, expect] of [
-      ["CUSTOM.stagelineTrigger", "getPipelines", "pipelineId", { events: ["item.created"] }, choice.name],
+      ["CUSTOM.stagelineTrigger", "getPipelineFilter", "pipelineId", { events: ["item.created"] }, choice.name],
       ["CUSTOM.stageline", "getStages", "stageId", { resource: "item", operation: "create", pipelineId: choice.pipelineId }, undefined],
     ] as const) {
       await steps.run(
