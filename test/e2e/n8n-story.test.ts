@@ -13,6 +13,7 @@ import { loadOptionsContext, runStageline, type StagelineCredential } from "../n
 import { getPipelines, getStages, getStatuses } from "../../n8n/nodes/Stageline/methods/loadOptions";
 import { searchItems, searchTasks } from "../../n8n/nodes/Stageline/methods/listSearch";
 import { getCustomFieldsForCreate } from "../../n8n/nodes/Stageline/methods/resourceMapping";
+import { listPage } from "../../n8n/nodes/shared/transport";
 
 describe("an n8n workflow against a real Stageline server", () => {
   let server: RunningServer;
@@ -84,6 +85,12 @@ describe("an n8n workflow against a real Stageline server", () => {
     expect(listed.output).toHaveLength(1);
     const all = await runStageline(credential, { resource: "item", operation: "getMany", returnAll: true, filters: { pipelineId: sales.value, stageId: qualified!.value } });
     expect(all.output.map((i) => i.item_id)).toEqual([item.item_id]);
+    // the server's own Link: rel="next" URL, followed by the transport, gives the next page
+    const context = loadOptionsContext(credential, { resource: "item", operation: "getMany" });
+    const page1 = await listPage<{ item_id: string }>(context, { url: "/v1/ext/items", qs: { pipeline_id: sales.value, limit: 1 } });
+    expect(page1.next).toEqual(expect.stringContaining("cursor="));
+    const page2 = await listPage<{ item_id: string }>(context, { url: page1.next! });
+    expect([...page1.results, ...page2.results].map((i) => i.item_id).sort()).toEqual([item.item_id, another.output[0]!.item_id].sort());
 
     // 5. Duplicate check on the email.
     const dupes = await runStageline(credential, {

@@ -117,6 +117,7 @@ describe('item', () => {
 		expect(result.error).toBeUndefined();
 		const posts = writes(api.requests);
 		expect(posts).toHaveLength(2);
+		expect(posts[0]!.body).toEqual({ name: 'Acme deal', pipeline_id: 'p1', stage_id: 's1', source: 'n8n' }); // source defaults to n8n
 		expect(posts[1]!.headers['idempotency-key']).toEqual(posts[0]!.headers['idempotency-key']);
 	});
 

@@ -19,6 +19,9 @@ import { customFieldValues } from './custom-fields';
 import { createWithKey } from './idempotency-key';
 import type { OperationHandlers } from './types';
 
+/** CONTRACT "Responses": the `source` of items this node creates unless Additional Fields sets one (Zapier sends `zapier`). */
+export const DEFAULT_SOURCE = 'n8n';
+
 /** The most matches Find returns (one page, newest first), as the Zapier connector's Find Item. */
 export const FIND_ITEM_LIMIT = 25;
 
@@ -56,6 +59,7 @@ export const itemHandlers: OperationHandlers = {
 			stageId: this.getNodeParameter('stageId', itemIndex),
 			statusId: this.getNodeParameter('statusId', itemIndex, ''),
 			name: this.getNodeParameter('name', itemIndex),
+			source: DEFAULT_SOURCE,
 			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
 		};
 		const body = (await bodyOf(this, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
