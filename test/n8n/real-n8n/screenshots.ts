@@ -2,8 +2,9 @@
  * Editor screenshots for n8n/README.md, taken during the opt-in run (`--screenshots`) with a real headless Chromium
  * (playwright-core + @sparticuz/chromium, BROWSER.md): the owner signs in, then the Create Item node's
  * parameter panel (pipeline, stage and status dropdowns filled by the package's loadOptions) and the trigger's panel
- * are saved as PNG files under n8n/docs/.
+ * are saved as JPEG files under n8n/docs/.
  */
+import fs from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { CREATE_NODE_ID, CREATE_WORKFLOW_ID, TRIGGER_NODE_ID, TRIGGER_WORKFLOW_ID, type PipelineChoice } from "./fixtures";
@@ -26,15 +27,20 @@ async function openNode(page: Page, baseUrl: string, workflowId: string, nodeId:
   }
 }
 
-/** Saves the page as docs/<name>.png. @returns the path relative to n8n/. */
+/**
+ * Saves the page as docs/<name>.jpg: JPEG, because `n8n-node build` copies every .png and .svg of the package folder
+ * into dist/, and screenshots have no place in the published tarball.
+ * @returns the path relative to n8n/.
+ */
 async function save(page: Page, name: string): Promise<string> {
-  const file = path.join(DOCS, `${name}.png`);
-  await page.screenshot({ path: file });
+  fs.mkdirSync(DOCS, { recursive: true });
+  const file = path.join(DOCS, `${name}.jpg`);
+  await page.screenshot({ path: file, type: "jpeg", quality: 85 });
   return path.relative(path.resolve(DOCS, ".."), file);
 }
 
 /**
- * Signs in and saves `docs/n8n-create-item.png` and `docs/n8n-trigger.png`.
+ * Signs in and saves `docs/n8n-create-item.jpg` and `docs/n8n-trigger.jpg`.
  * @param debugDir where a screenshot of the page goes when a step times out.
  * @returns the files written, relative to n8n/.
  * @throws when a page or an expected text does not appear within its timeout.
