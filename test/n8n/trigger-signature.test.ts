@@ -75,7 +75,7 @@ describe('verifyDelivery', () => {
 
 describe('webhook()', () => {
 	const trigger = new StagelineTrigger();
-	const staticData = { stageline: { targetUrl: 'http://n8n.test/webhook/x/webhook', subscriptions: { 'item.created': { id: 'wh_1', secret } } } };
+	const staticData = { stageline: { 'http://n8n.test/webhook/x/webhook': { 'item.created': { id: 'wh_1', secret } } } };
 
 	/** Delivers `raw` with headers signed at `timestamp` (seconds) and returns the node's result and direct answer. */
 	async function deliver(options: { secrets?: string[]; timestamp?: number; raw?: Buffer; event?: string; pipelineId?: string; headers?: Record<string, string> } = {}) {

@@ -27,9 +27,9 @@ function setup(overrides: Partial<HookSetup> = {}): HookSetup {
 	return { baseUrl: stageline.url, apiKey: API_KEY, events: ['item.created', 'task.completed'], webhookUrl: 'http://127.0.0.1:5678/webhook/abc/webhook', staticData: {}, ...overrides };
 }
 
-/** The stored state of a static data object. */
-function stored(staticData: IDataObject) {
-	return staticData.stageline as { targetUrl: string; subscriptions: Record<string, { id: string; secret: string }> } | undefined;
+/** The subscriptions stored for `url` (the production URL of setup() unless given). */
+function stored(staticData: IDataObject, url = 'http://127.0.0.1:5678/webhook/abc/webhook') {
+	return (staticData.stageline as Record<string, Record<string, { id: string; secret: string }>> | undefined)?.[url];
 }
 
 describe('create', () => {
@@ -40,11 +40,10 @@ describe('create', () => {
 			['item.created', s.webhookUrl],
 			['task.completed', s.webhookUrl],
 		]);
-		const state = stored(s.staticData)!;
-		expect(state.targetUrl).toBe(s.webhookUrl);
-		expect(Object.keys(state.subscriptions)).toEqual(['item.created', 'task.completed']);
-		expect(state.subscriptions['item.created']!.id).toBe(stageline.subscriptions[0]!.id);
-		expect(state.subscriptions['item.created']!.secret).toMatch(/^whsec_/);
+		const subs = stored(s.staticData)!;
+		expect(Object.keys(subs)).toEqual(['item.created', 'task.completed']);
+		expect(subs['item.created']!.id).toBe(stageline.subscriptions[0]!.id);
+		expect(subs['item.created']!.secret).toMatch(/^whsec_/);
 	});
 
 	it('deletes the hooks made so far when one subscribe fails, and rethrows', async () => {
@@ -52,7 +51,7 @@ describe('create', () => {
 		const s = setup();
 		await expect(methods.create.call(hookContext(s))).rejects.toThrow(/Check the pipeline|could not use/i);
 		expect(stageline.subscriptions).toEqual([]);
-		expect(stored(s.staticData)).toBeUndefined();
+		expect(s.staticData.stageline).toBeUndefined();
 	});
 
 	it('refuses to activate without events', async () => {
@@ -86,7 +85,7 @@ describe('checkExists', () => {
 		stageline.subscriptions.splice(0, 1);
 		await expect(methods.checkExists.call(hookContext(s))).resolves.toBe(false);
 		expect(stageline.subscriptions).toEqual([]);
-		expect(stored(s.staticData)).toBeUndefined();
+		expect(s.staticData.stageline).toBeUndefined();
 	});
 
 	it('is false when Stageline disabled a hook (its target failed for days)', async () => {
@@ -97,14 +96,24 @@ describe('checkExists', () => {
 		expect(stageline.subscriptions).toEqual([]);
 	});
 
-	it('is false when the events or the webhook URL changed since activation', async () => {
+	it('is false when the events changed since activation, and deletes the old hooks', async () => {
 		const s = setup();
 		await methods.create.call(hookContext(s));
 		await expect(methods.checkExists.call(hookContext({ ...s, events: ['item.created'] }))).resolves.toBe(false);
 		expect(stageline.subscriptions).toEqual([]);
+	});
+
+	it('keeps the production hooks while the editor listens on the test URL, and the other way round', async () => {
+		const s = setup();
+		const test = { ...s, webhookUrl: 'http://127.0.0.1:5678/webhook-test/abc/webhook' };
 		await methods.create.call(hookContext(s));
-		await expect(methods.checkExists.call(hookContext({ ...s, webhookUrl: 'http://127.0.0.1:5678/webhook/other/webhook' }))).resolves.toBe(false);
-		expect(stageline.subscriptions).toEqual([]);
+		await expect(methods.checkExists.call(hookContext(test))).resolves.toBe(false);
+		await methods.create.call(hookContext(test));
+		expect(stageline.subscriptions).toHaveLength(4);
+		await expect(methods.delete.call(hookContext(test))).resolves.toBe(true);
+		expect(stageline.subscriptions.map((x) => x.target_url)).toEqual([s.webhookUrl, s.webhookUrl]);
+		await expect(methods.checkExists.call(hookContext(s))).resolves.toBe(true);
+		expect(stored(s.staticData, test.webhookUrl)).toBeUndefined();
 	});
 });
 
@@ -114,7 +123,7 @@ describe('delete', () => {
 		await methods.create.call(hookContext(s));
 		await expect(methods.delete.call(hookContext(s))).resolves.toBe(true);
 		expect(stageline.subscriptions).toEqual([]);
-		expect(stored(s.staticData)).toBeUndefined();
+		expect(s.staticData.stageline).toBeUndefined();
 	});
 
 	it('counts a hook Stageline no longer has (404) as deleted', async () => {
@@ -129,7 +138,7 @@ describe('delete', () => {
 		const s = setup();
 		await methods.create.call(hookContext(s));
 		await expect(methods.delete.call(hookContext({ ...s, apiKey: 'wrong' }))).resolves.toBe(false);
-		expect(Object.keys(stored(s.staticData)!.subscriptions)).toHaveLength(2);
+		expect(Object.keys(stored(s.staticData)!)).toHaveLength(2);
 		await expect(methods.delete.call(hookContext(s))).resolves.toBe(true);
 	});
 

@@ -8,7 +8,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import type { EventName } from '@stageline/shared';
 import { WEBHOOK_EVENT_HEADER, WEBHOOK_ID_HEADER, WEBHOOK_SIGNATURE_HEADER, WEBHOOK_TIMESTAMP_HEADER, verifyDelivery } from './signature';
-import { storedState } from './subscriptions';
+import { storedSecrets } from './subscriptions';
 
 /** Answers the request directly with `status` and a JSON body; no run starts. */
 function answer(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
@@ -30,8 +30,7 @@ function header(headers: IDataObject, name: string): string {
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
 	const headers = this.getHeaderData() as IDataObject;
-	const state = storedState(this.getWorkflowStaticData('node'));
-	const secrets = state ? Object.values(state.subscriptions).map((s) => s!.secret) : [];
+	const secrets = storedSecrets(this.getWorkflowStaticData('node'));
 	const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.from('');
 	const verdict = verifyDelivery(
 		{
