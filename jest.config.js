@@ -4,6 +4,8 @@
  */
 const shared = { '^@stageline/shared$': '<rootDir>/shared/src/index.ts' };
 const base = {
+  // n8n/dist holds a copy of n8n/package.json (the build n8n loads): one package name, one place for jest
+  modulePathIgnorePatterns: ['<rootDir>/n8n/dist/'],
   preset: 'ts-jest',
   testEnvironment: 'node',
   rootDir: __dirname,

@@ -1,0 +1,87 @@
+/**
+ * Node `Stageline Trigger` (type `stagelineTrigger`, issue 18): starts a workflow when Stageline reports one of the
+ * chosen events (spec "Events"; CONTRACT "Events and deliveries"). Activation subscribes one REST hook per event,
+ * deactivation deletes them, a restart finds them (subscriptions.ts); every delivery's signature is checked before a
+ * run starts (delivery.ts, signature.ts).
+ */
+import {
+	NodeConnectionTypes,
+	type IHookFunctions,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+import type { EventName } from '@stageline/shared';
+import { handleDelivery } from './delivery';
+import { getPipelineFilter } from './pipeline-filter';
+import { checkExists, create, deleteSubscriptions } from './subscriptions';
+
+/** The six events (CONTRACT "Events and deliveries"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
+export const TRIGGER_EVENTS: ReadonlyArray<{ name: string; value: EventName; description: string }> = [
+	{ name: 'Item Created', value: 'item.created', description: 'A new item was created' },
+	{ name: 'Item Updated', value: 'item.updated', description: 'An item changed (any field)' },
+	{ name: 'Item Stage Changed', value: 'item.stage_changed', description: 'An item moved to another stage' },
+	{ name: 'Task Created', value: 'task.created', description: 'A new task was created' },
+	{ name: 'Task Updated', value: 'task.updated', description: 'A task changed' },
+	{ name: 'Task Completed', value: 'task.completed', description: 'A task was marked completed' },
+];
+
+export class StagelineTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Stageline Trigger',
+		name: 'stagelineTrigger',
+		icon: { light: 'file:stageline.svg', dark: 'file:stageline.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when items or tasks change in Stageline',
+		defaults: { name: 'Stageline Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'stagelineApi', required: true }],
+		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
+		properties: [
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				options: [...TRIGGER_EVENTS],
+				default: ['item.created'],
+				description: 'The events that start the workflow; each becomes one Stageline webhook subscription',
+			},
+			{
+				displayName: 'Pipeline Name or ID',
+				name: 'pipelineId',
+				type: 'options',
+				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
+				default: '',
+				description:
+					'Only item events of this pipeline start the workflow (task events always do); All Pipelines for no filter. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+		],
+	};
+
+	methods = {
+		loadOptions: { getPipelineFilter },
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return deleteSubscriptions.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return handleDelivery.call(this);
+	}
+}

@@ -1,0 +1,83 @@
+/**
+ * A stand-in for Stageline's REST hooks endpoints (spec "REST hooks") for the trigger's unit tests: POST, GET and
+ * DELETE /v1/ext/webhooks over an in-memory list on a loopback port. `failSubscribeFor` makes POST answer 422 for
+ * an event (to test the clean-up of a half-done activation); `requests` records each call.
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One stored subscription (the shape GET returns). */
+export interface StandInSubscription {
+	id: string;
+	target_url: string;
+	event: string;
+	created_at: string;
+	disabled_at: string | null;
+	disabled_reason: string | null;
+	failing_since: string | null;
+	next_attempt_at: string | null;
+}
+
+/** A running stand-in. */
+export interface HooksStandIn {
+	url: string;
+	subscriptions: StandInSubscription[];
+	requests: string[];
+	failSubscribeFor: Set<string>;
+	close(): Promise<void>;
+}
+
+/** Starts the stand-in on an ephemeral loopback port. */
+export async function startHooksStandIn(apiKey: string): Promise<HooksStandIn> {
+	const subscriptions: StandInSubscription[] = [];
+	const requests: string[] = [];
+	const failSubscribeFor = new Set<string>();
+	const server = http.createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			const path = (req.url ?? '').split('?')[0];
+			requests.push(`${req.method} ${path}`);
+			const send = (status: number, body?: unknown) => {
+				res.writeHead(status, { 'content-type': status >= 400 ? 'application/problem+json' : 'application/json' });
+				res.end(body === undefined ? '' : JSON.stringify(body));
+			};
+			if (req.headers['x-api-key'] !== apiKey) return send(401, { code: 'unauthorized', detail: 'Bad key.' });
+			if (req.method === 'GET' && path === '/v1/ext/webhooks') return send(200, subscriptions);
+			if (req.method === 'POST' && path === '/v1/ext/webhooks') {
+				const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { target_url: string; event: string };
+				if (failSubscribeFor.has(body.event)) return send(422, { code: 'validation_failed', detail: 'No.' });
+				const sub: StandInSubscription = {
+					id: `wh_${crypto.randomBytes(4).toString('hex')}`,
+					target_url: body.target_url,
+					event: body.event,
+					created_at: new Date().toISOString(),
+					disabled_at: null,
+					disabled_reason: null,
+					failing_since: null,
+					next_attempt_at: null,
+				};
+				subscriptions.push(sub);
+				return send(201, { ...sub, secret: `whsec_${crypto.randomBytes(32).toString('base64')}` });
+			}
+			const match = /^\/v1\/ext\/webhooks\/([^/]+)$/.exec(path ?? '');
+			if (req.method === 'DELETE' && match) {
+				const index = subscriptions.findIndex((s) => s.id === match[1]);
+				if (index < 0) return send(404, { code: 'not_found', detail: 'No such webhook.' });
+				subscriptions.splice(index, 1);
+				return send(204);
+			}
+			return send(404, { code: 'not_found', detail: 'No route.' });
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	return {
+		url: `http://127.0.0.1:${port}`,
+		subscriptions,
+		requests,
+		failSubscribeFor,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
