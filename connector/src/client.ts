@@ -33,16 +33,18 @@ export function serverUrlOf(authData: Readonly<Record<string, unknown>> | undefi
   try {
     url = new URL(withScheme);
   } catch {
-    throw new Error(`Server URL "${raw}" is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com`);
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))) {
-    throw new Error(`Server URL "${raw}" must start with https:// (plain http:// is only accepted for localhost).`);
+    // never echo the input: a key pasted into the wrong field, or a password, would land in Zapier's task history
+    throw new Error('Server URL is not a valid URL. Use the address of your Stageline server, e.g. https://stageline.example.com');
   }
   if (url.username !== '' || url.password !== '') {
     throw new Error('Server URL must not contain a user name or password: enter only the address, and the API key in its own field.');
   }
+  const shown = `${url.protocol}//${url.host}`; // scheme, host and port only (user info is refused above)
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))) {
+    throw new Error(`Server URL ${shown} must start with https:// (plain http:// is only accepted for localhost).`);
+  }
   if (url.search !== '' || url.hash !== '') {
-    throw new Error(`Server URL "${raw}" must not contain a query string or fragment: enter only the address of your server.`);
+    throw new Error(`Server URL ${shown} must not contain a query string or fragment: enter only the address of your server.`);
   }
   let base = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   if (base.endsWith(API_BASE_PATH)) base = base.slice(0, -API_BASE_PATH.length);

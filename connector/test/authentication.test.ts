@@ -61,7 +61,7 @@ describe('connecting a Stageline account', () => {
 
   test('a Server URL that is not a web address gets a clear message', async () => {
     const error = await thrown(appTester(testAuth, { authData: { api_key: API_KEY, server_url: 'ftp://files.example' } }));
-    expect(error.message).toMatch(/Server URL "ftp:\/\/files.example" must start with https:\/\//);
+    expect(error.message).toMatch(/Server URL ftp:\/\/files.example must start with https:\/\//);
   });
 
   test('the API key is sent in x-api-key on every request to the server, and to no other host', async () => {

@@ -111,6 +111,15 @@ describe('integration checks decided by the definition', () => {
     expect(() => serverUrlOf({ server_url: 'https://stageline.example.com/#x' })).toThrow(/query string or fragment/);
     expect(() => serverUrlOf({ server_url: 'https://' })).toThrow(/not a valid URL/);
 
+    // what the user typed is never echoed: a password, or a key pasted into the wrong field, would be kept in task history
+    for (const secretive of ['http://admin:s3cret@stageline.example.com', 'ftp://admin:s3cret@x.example/?token=sl_abc',
+      'https://stageline.example.com/?api_key=sl_abc', 'sl_abc def', 'http://x.example/#sl_abc']) {
+      let message = '';
+      try { serverUrlOf({ server_url: secretive }); } catch (e) { message = (e as Error).message; }
+      expect(message).not.toBe('');
+      expect(message).not.toMatch(/s3cret|sl_abc|admin/);
+    }
+
     const error = await thrown(appTester(testAuth, { authData: { api_key: 'sl_x', server_url: 'http://stageline.example.com' } }));
     expect(error).toMatchObject({ code: 'InvalidServerUrl', status: 400 });
     expect(error.message).toContain('must start with https://');
