@@ -14,15 +14,18 @@ import { Webhooks } from "./resources/webhooks";
 import { Transport } from "./transport";
 import type { Me } from "./types";
 
+/** The longest delay a Node timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The client's options. */
 export interface StagelineOptions {
   /** An API key of the company (sent as `x-api-key`). Required. */
   apiKey: string;
   /** The server's origin, e.g. `https://stageline.example.com` (a trailing slash is fine); the client adds `/v1/ext`. Required. */
   baseUrl: string;
-  /** Retries after network errors, timeouts and 5xx, for reads and keyed creates (default 3; 0 disables). */
+  /** Retries after network errors, timeouts and 5xx, for reads and keyed creates: an integer >= 0 (default 3; 0 disables). */
   maxRetries?: number;
-  /** Time limit of each attempt, in milliseconds, including reading the body (default 30,000). */
+  /** Time limit of each attempt, in milliseconds, > 0, including reading the body (default 30,000). */
   timeoutMs?: number;
   /** The most one call waits in all for the rate limit (429s), in milliseconds (default 300,000), before RateLimitError. */
   maxRateLimitWaitMs?: number;
@@ -44,24 +47,24 @@ export class Stageline {
 
   /**
    * @param options see {@link StagelineOptions}.
-   * @throws TypeError when `apiKey` or `baseUrl` is missing, `baseUrl` is not an http(s) URL, or a number option is
-   * negative or not a number.
+   * @throws TypeError when `apiKey` or `baseUrl` is missing, `baseUrl` is not an http(s) URL, `maxRetries` is not a
+   * non-negative integer, `timeoutMs` is not a number > 0 (and at most 2^31 - 1), or `maxRateLimitWaitMs` is not a finite number >= 0.
    */
   constructor(options: StagelineOptions) {
     if (!options || typeof options.apiKey !== "string" || options.apiKey === "") throw new TypeError("Stageline: `apiKey` is required");
     if (typeof options.baseUrl !== "string" || !/^https?:\/\/[^/]/i.test(options.baseUrl)) {
       throw new TypeError("Stageline: `baseUrl` must be the server's http(s) origin, e.g. https://stageline.example.com");
     }
-    const maxRetries = nonNegative("maxRetries", options.maxRetries, 3);
-    const timeoutMs = nonNegative("timeoutMs", options.timeoutMs, 30_000);
-    const maxRateLimitWaitMs = nonNegative("maxRateLimitWaitMs", options.maxRateLimitWaitMs, 300_000);
+    const maxRetries = numberOption("maxRetries", options.maxRetries, 3, (n) => Number.isInteger(n) && n >= 0, "a non-negative integer");
+    const timeoutMs = numberOption("timeoutMs", options.timeoutMs, 30_000, (n) => n > 0 && n <= MAX_TIMER_MS, "a number of milliseconds > 0 and at most 2^31 - 1");
+    const maxRateLimitWaitMs = numberOption("maxRateLimitWaitMs", options.maxRateLimitWaitMs, 300_000, (n) => n >= 0, "a non-negative number of milliseconds");
     const fetchImpl = options.fetch ?? ((...args: Parameters<typeof globalThis.fetch>) => globalThis.fetch(...args));
     const transport = new Transport({ fetch: fetchImpl, maxRetries, timeoutMs, maxRateLimitWaitMs, gate: new RateLimitGate() });
     const api = createClient<paths>({
       baseUrl: options.baseUrl.replace(/\/+$/, ""),
       headers: { "x-api-key": options.apiKey, accept: "application/json" },
     });
-    this.ctx = { api, read: transport.fetcher(true), keyed: transport.fetcher(true), unkeyed: transport.fetcher(false) };
+    this.ctx = { api, read: (run) => transport.call(true, run), keyed: (run) => transport.call(true, run), unkeyed: (run) => transport.call(false, run) };
     this.items = new Items(this.ctx);
     this.tasks = new Tasks(this.ctx);
     this.pipelines = new Pipelines(this.ctx);
@@ -74,13 +77,16 @@ export class Stageline {
    * @throws AuthenticationError for a bad key, other StagelineErrors, ConnectionError.
    */
   me(): Promise<Me> {
-    return unwrap(this.ctx.api.GET("/v1/ext/me", { fetch: this.ctx.read }));
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/me", { fetch })));
   }
 }
 
-/** A non-negative finite number option, or its default. */
-function nonNegative(name: string, value: number | undefined, fallback: number): number {
+/**
+ * A finite number option that passes `valid`, or its default when undefined.
+ * @throws TypeError naming the option and what it must be (`expected`).
+ */
+function numberOption(name: string, value: number | undefined, fallback: number, valid: (n: number) => boolean, expected: string): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) throw new TypeError(`Stageline: \`${name}\` must be a non-negative number`);
+  if (typeof value !== "number" || !Number.isFinite(value) || !valid(value)) throw new TypeError(`Stageline: \`${name}\` must be ${expected}`);
   return value;
 }

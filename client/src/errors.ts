@@ -14,7 +14,8 @@ export interface ErrorResponse {
 }
 
 /**
- * An error answer of the API (any status >= 400). Fields come from the problem-details body.
+ * An error answer of the API (any status >= 400; or, as InvalidResponseError, a 2xx whose body is not JSON). Fields
+ * come from the problem-details body.
  * `code` is the stable machine string (`validation_failed`, `not_found`, `version_conflict`, ...; `unknown` when the
  * body carried none); `errors` lists failing fields for `400 validation_failed`; `currentVersion` is the item's
  * current version on `409 version_conflict`.
@@ -76,6 +77,19 @@ export class RateLimitError extends StagelineError {
 }
 /** 5xx that outlasted the retries (or was not retried: a write without an idempotency key). */
 export class ServerError extends StagelineError {}
+
+/**
+ * A 2xx answer whose body is not the JSON the API promises (e.g. an HTML page of a proxy in between). `status` and
+ * `headers` are the answer's, `code` is `invalid_response`, `cause` the JSON parser's SyntaxError. Not retried.
+ */
+export class InvalidResponseError extends StagelineError {
+  constructor(response: Response, cause: SyntaxError) {
+    // The code is the client's own, not one of the server's problem codes, hence the cast.
+    const problem = { title: "Invalid response", detail: `the ${response.status} answer's body is not JSON (${cause.message})`, code: "invalid_response" } as unknown as Partial<Problem>;
+    super({ status: response.status, problem, headers: response.headers });
+    this.cause = cause;
+  }
+}
 
 /**
  * No answer: a network error or a per-attempt timeout (`timeoutMs`) on every attempt. `cause` is the last

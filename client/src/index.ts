@@ -15,6 +15,7 @@ export {
   RateLimitError,
   ServerError,
   ConnectionError,
+  InvalidResponseError,
 } from "./errors";
 export { verifyWebhook, WebhookVerificationError, type VerifiedWebhook, type VerifyWebhookOptions, type WebhookHeaders } from "./webhook-verification";
 export type * from "./types";

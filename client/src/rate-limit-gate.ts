@@ -5,10 +5,15 @@
  * before it is sent, and waits for the window's reset when none is left or after a 429.
  */
 import { clock } from "./clock";
-import { serverWaitMs } from "./retry-policy";
+import { rateLimitWaitMs } from "./retry-policy";
 
 /** Longest single wait for news when the window's end is unknown, in milliseconds. */
 const UNKNOWN_RESET_POLL_MS = 1_000;
+/**
+ * Shortest wait after a 429, in milliseconds: a `Retry-After: 0` or a date in the past must not send the next
+ * attempt at once (the server just refused; without a floor a call would spin through 429s without ever waiting).
+ */
+export const MIN_RATE_LIMIT_WAIT_MS = 1_000;
 /** Two resets this close (ms) belong to the same window (the header has whole seconds). */
 const SAME_WINDOW_SLACK_MS = 1_500;
 
@@ -57,7 +62,8 @@ export class RateLimitGate {
    * client leaves before `Retry-After` (else `RateLimit-Reset`).
    * @param status the answer's HTTP status.
    * @param headers the answer's headers.
-   * @returns for a 429, the milliseconds the server asked to wait (1 s when it did not say); otherwise undefined.
+   * @returns for a 429, the milliseconds the server asked to wait (`Retry-After`, else `RateLimit-Reset`), at least
+   * MIN_RATE_LIMIT_WAIT_MS (also when it did not say); otherwise undefined.
    */
   observe(status: number, headers: Headers): number | undefined {
     const now = clock.now();
@@ -80,7 +86,7 @@ export class RateLimitGate {
     }
     let wait: number | undefined;
     if (status === 429) {
-      wait = serverWaitMs(headers, now) ?? UNKNOWN_RESET_POLL_MS;
+      wait = Math.max(MIN_RATE_LIMIT_WAIT_MS, rateLimitWaitMs(headers, now) ?? 0);
       this.pausedUntil = Math.max(this.pausedUntil, now + wait);
       this.remaining = 0;
       this.resetAt = Math.max(this.resetAt, this.pausedUntil);

@@ -11,8 +11,8 @@ import crypto from "node:crypto";
 export class WebhookVerificationError extends Error {
   constructor(
     message: string,
-    /** `missing_header`, `invalid_timestamp`, `timestamp_too_old`, `timestamp_too_new`, `no_matching_signature`, `invalid_secret` or `invalid_body`. */
-    readonly reason: "missing_header" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "no_matching_signature" | "invalid_secret" | "invalid_body",
+    /** `missing_header`, `invalid_timestamp`, `timestamp_too_old`, `timestamp_too_new`, `no_matching_signature` or `invalid_body`. */
+    readonly reason: "missing_header" | "invalid_timestamp" | "timestamp_too_old" | "timestamp_too_new" | "no_matching_signature" | "invalid_body",
   ) {
     super(message);
     this.name = "WebhookVerificationError";
@@ -23,7 +23,7 @@ export class WebhookVerificationError extends Error {
 export interface VerifiedWebhook<T = unknown> {
   /** `webhook-id`: the event id, the same on every retry (dedupe on it). */
   id: string;
-  /** `x-webhook-event`, e.g. `item.created` (empty string when the header is absent). */
+  /** `x-webhook-event`, e.g. `item.created` (empty string when the header is absent). Not signed: see verifyWebhook. */
   event: string;
   /** `webhook-timestamp` as a Date (when the attempt was signed). */
   timestamp: Date;
@@ -50,11 +50,17 @@ const SECRET_PREFIX = "whsec_";
  * @param headers the delivery's headers; names are matched case-insensitively.
  * @param secret the subscription's `whsec_...` secret, or several (any one verifying is enough) during a rotation.
  * @param options `toleranceSeconds` (default 300) applies both ways: older or newer timestamps are refused.
- * @returns `{ id, event, timestamp, data }`.
+ * @returns `{ id, event, timestamp, data }`. Only `webhook-id`, `webhook-timestamp` and the body are signed: `event`
+ * comes from the unsigned `x-webhook-event` header, so trust the event type in the body's data, not this field, when
+ * it matters.
+ * @throws TypeError when `secret` is empty or any secret is malformed (every secret is checked first, so the result
+ * never depends on their order).
  * @throws WebhookVerificationError when a header is missing, the timestamp is malformed or out of tolerance, no
- * signature matches any secret, a secret is malformed, or the body is not JSON.
+ * signature matches any secret, or the body is not JSON.
  */
 export function verifyWebhook<T = unknown>(rawBody: string | Buffer | Uint8Array, headers: WebhookHeaders, secret: string | string[], options: VerifyWebhookOptions = {}): VerifiedWebhook<T> {
+  const keys = (Array.isArray(secret) ? secret : [secret]).map(secretKey);
+  if (keys.length === 0) throw new TypeError("verifyWebhook: at least one secret is required");
   const id = header(headers, "webhook-id");
   const timestampRaw = header(headers, "webhook-timestamp");
   const signatureHeader = header(headers, "webhook-signature");
@@ -74,9 +80,8 @@ export function verifyWebhook<T = unknown>(rawBody: string | Buffer | Uint8Array
     .split(" ")
     .filter((part) => part.startsWith("v1,"))
     .map((part) => Buffer.from(part.slice(3), "base64"));
-  const secrets = Array.isArray(secret) ? secret : [secret];
-  const matched = secrets.some((s) => {
-    const expected = crypto.createHmac("sha256", secretKey(s)).update(signed).digest();
+  const matched = keys.some((key) => {
+    const expected = crypto.createHmac("sha256", key).update(signed).digest();
     return offered.some((sig) => sig.length === expected.length && crypto.timingSafeEqual(sig, expected));
   });
   if (!matched) throw new WebhookVerificationError("No matching signature found", "no_matching_signature");
@@ -90,10 +95,14 @@ export function verifyWebhook<T = unknown>(rawBody: string | Buffer | Uint8Array
   return { id, event: header(headers, "x-webhook-event") ?? "", timestamp: new Date(timestamp * 1000), data };
 }
 
-/** The HMAC key of a `whsec_` secret: the base64-decoded part after the prefix (a bare base64 secret is accepted too). */
+/**
+ * The HMAC key of a `whsec_` secret: the base64-decoded part after the prefix (a bare base64 secret is accepted too).
+ * @throws TypeError when the secret is not a string of that form (a programming or configuration error, not a bad
+ * delivery: checked for every secret before any signature, so the outcome never depends on the secrets' order).
+ */
 function secretKey(secret: string): Buffer {
-  const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw new WebhookVerificationError("The secret is not a whsec_ base64 secret", "invalid_secret");
+  const encoded = typeof secret !== "string" ? "" : secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded)) throw new TypeError("verifyWebhook: a secret is not a whsec_ base64 secret");
   return Buffer.from(encoded, "base64");
 }
 

@@ -1,9 +1,10 @@
 /**
  * CONTRACT "Lists": the next page's cursor comes from the `Link: <...>; rel="next"` header (RFC 8288), whatever
- * else the header holds; and the server's wait hints (`Retry-After` seconds or HTTP-date, else `RateLimit-Reset`).
+ * else the header holds; and the server's wait hints (`Retry-After` seconds or HTTP-date; for a 429 only, else
+ * `RateLimit-Reset`).
  */
 import { nextCursorFromLink } from "../src/pagination";
-import { serverWaitMs } from "../src/retry-policy";
+import { rateLimitWaitMs, retryAfterMs } from "../src/retry-policy";
 
 describe("nextCursorFromLink", () => {
   it.each([
@@ -20,13 +21,20 @@ describe("nextCursorFromLink", () => {
   });
 });
 
-describe("serverWaitMs", () => {
+describe("the server's wait hints", () => {
   const now = Date.parse("2026-03-01T09:30:00Z");
-  it("reads Retry-After in seconds or as an HTTP-date, else RateLimit-Reset, else nothing", () => {
-    expect(serverWaitMs(new Headers({ "retry-after": "12", "ratelimit-reset": "40" }), now)).toBe(12_000);
-    expect(serverWaitMs(new Headers({ "retry-after": "Sun, 01 Mar 2026 09:30:30 GMT" }), now)).toBe(30_000);
-    expect(serverWaitMs(new Headers({ "ratelimit-reset": "7" }), now)).toBe(7_000);
-    expect(serverWaitMs(new Headers({ "retry-after": "-3" }), now)).toBe(0);
-    expect(serverWaitMs(new Headers(), now)).toBeUndefined();
+  it("rateLimitWaitMs (for a 429) reads Retry-After in seconds or as an HTTP-date, else RateLimit-Reset, else nothing", () => {
+    expect(rateLimitWaitMs(new Headers({ "retry-after": "12", "ratelimit-reset": "40" }), now)).toBe(12_000);
+    expect(rateLimitWaitMs(new Headers({ "retry-after": "Sun, 01 Mar 2026 09:30:30 GMT" }), now)).toBe(30_000);
+    expect(rateLimitWaitMs(new Headers({ "ratelimit-reset": "7" }), now)).toBe(7_000);
+    expect(rateLimitWaitMs(new Headers({ "retry-after": "-3" }), now)).toBe(0);
+    expect(rateLimitWaitMs(new Headers(), now)).toBeUndefined();
+  });
+
+  it("retryAfterMs (for a 5xx or 409) reads Retry-After only, never RateLimit-Reset", () => {
+    expect(retryAfterMs(new Headers({ "retry-after": "12", "ratelimit-reset": "40" }), now)).toBe(12_000);
+    expect(retryAfterMs(new Headers({ "retry-after": "Sun, 01 Mar 2026 09:29:00 GMT" }), now)).toBe(0);
+    expect(retryAfterMs(new Headers({ "ratelimit-reset": "45" }), now)).toBeUndefined();
+    expect(retryAfterMs(new Headers({ "retry-after": "soon" }), now)).toBeUndefined();
   });
 });

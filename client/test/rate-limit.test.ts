@@ -37,6 +37,24 @@ it("throws RateLimitError once the call would wait longer than maxRateLimitWaitM
   expect(time.elapsed()).toBe(40_000);
 });
 
+it.each([
+  ["Retry-After: 0", "0"],
+  ["a Retry-After date in the past", "Wed, 21 Oct 2015 07:28:00 GMT"],
+])("waits at least 1 s after a 429 with %s, and the waits asked for count against the budget", async (_label, retryAfter) => {
+  api().get("/v1/ext/me").times(6).reply(429, problem(429, "rate_limited"), { "Retry-After": retryAfter });
+  const err = await client({ maxRateLimitWaitMs: 5_000 })
+    .me()
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(RateLimitError);
+  expect(time.sleeps).toEqual([1000, 1000, 1000, 1000, 1000]);
+});
+
+it("a 429 with Retry-After: 0 then a 200 succeeds after 1 s", async () => {
+  api().get("/v1/ext/me").reply(429, problem(429, "rate_limited"), { "Retry-After": "0" }).get("/v1/ext/me").reply(200, { company: { id: "c", name: "Acme" } });
+  await expect(client().me()).resolves.toMatchObject({ company: { name: "Acme" } });
+  expect(time.sleeps).toEqual([1000]);
+});
+
 it("maxRateLimitWaitMs 0 turns the waiting off", async () => {
   api().post("/v1/ext/items").once().reply(429, problem(429, "rate_limited"), { "Retry-After": "1" });
   await expect(client({ maxRateLimitWaitMs: 0 }).items.create(CREATE_BODY)).rejects.toBeInstanceOf(RateLimitError);

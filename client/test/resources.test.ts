@@ -5,6 +5,7 @@
 import {
   AuthenticationError,
   ConflictError,
+  InvalidResponseError,
   NotFoundError,
   PermissionError,
   RateLimitError,
@@ -111,10 +112,39 @@ describe("the rest of the surface", () => {
     await expect(client({ baseUrl: `${ORIGIN}/` }).pipelines.list()).resolves.toEqual([]);
   });
 
-  it("refuses missing apiKey, a baseUrl that is not http(s), and negative numbers", () => {
+  it("refuses missing apiKey, a baseUrl that is not http(s), and numbers out of range", () => {
     expect(() => new Stageline({ apiKey: "", baseUrl: ORIGIN })).toThrow(TypeError);
     expect(() => new Stageline({ apiKey: "k", baseUrl: "stageline.example.com" })).toThrow(TypeError);
-    expect(() => new Stageline({ apiKey: "k", baseUrl: ORIGIN, maxRetries: -1 })).toThrow(TypeError);
+    for (const bad of [{ maxRetries: -1 }, { maxRetries: 1.5 }, { maxRetries: Infinity }, { timeoutMs: 0 }, { timeoutMs: -5 }, { timeoutMs: Infinity }, { timeoutMs: NaN }, { timeoutMs: 2 ** 31 }, { maxRateLimitWaitMs: -1 }]) {
+      expect(() => new Stageline({ apiKey: "k", baseUrl: ORIGIN, ...bad })).toThrow(TypeError);
+    }
+    expect(() => new Stageline({ apiKey: "k", baseUrl: ORIGIN, maxRetries: 0, timeoutMs: 1, maxRateLimitWaitMs: 0 })).not.toThrow();
+  });
+
+  it("an empty or blank id rejects with TypeError and sends nothing (it would address the list)", async () => {
+    const c = client();
+    const calls: [string, () => Promise<unknown>][] = [
+      ["items.get", () => c.items.get("")],
+      ["items.update", () => c.items.update("  ", { name: "x" })],
+      ["tasks.get", () => c.tasks.get("")],
+      ["tasks.update", () => c.tasks.update("", { title: "x" })],
+      ["tasks.complete", () => c.tasks.complete(" ")],
+      ["pipelines.stages", () => c.pipelines.stages("")],
+      ["pipelines.statuses", () => c.pipelines.statuses("p1", "")],
+      ["webhooks.unsubscribe", () => c.webhooks.unsubscribe("")],
+      ["webhooks.deliveries", () => c.webhooks.deliveries("\t")],
+      ["webhooks.redeliver", () => c.webhooks.redeliver("w1", "")],
+      ["webhooks.rotateSecret", () => c.webhooks.rotateSecret("")],
+    ];
+    for (const [name, call] of calls) await expect(call()).rejects.toThrow(TypeError);
+    expect(calls).toHaveLength(11); // no nock interceptor: anything sent would fail with a nock error instead
+  });
+
+  it("items.find with an empty or blank short ID or name rejects with TypeError instead of listing every item", async () => {
+    const c = client();
+    await expect(c.items.find({ shortId: "" })).rejects.toThrow(TypeError);
+    await expect(c.items.find({ name: "  " })).rejects.toThrow(TypeError);
+    await expect(c.items.find({} as { name: string })).rejects.toThrow(TypeError);
   });
 });
 
@@ -147,6 +177,17 @@ describe("errors carry the problem details, one class per kind", () => {
     const c = client();
     await expect(c.items.create(CREATE_BODY)).rejects.toMatchObject({ errors: [{ path: "name", message: "Required" }], currentVersion: undefined });
     await expect(c.items.update("i1", { name: "x", version: 3 })).rejects.toMatchObject({ code: "version_conflict", currentVersion: 4 });
+  });
+
+  it("a 2xx whose body is not JSON is an InvalidResponseError (a StagelineError), not a raw SyntaxError", async () => {
+    api().get("/v1/ext/items/i1").reply(200, "<html>proxy login</html>", { "Content-Type": "text/html" });
+    const err = await client()
+      .items.get("i1")
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidResponseError);
+    expect(err).toBeInstanceOf(StagelineError);
+    expect(err).toMatchObject({ status: 200, code: "invalid_response" });
+    expect((err as Error).cause).toBeInstanceOf(SyntaxError);
   });
 
   it("a 429 beyond the budget is a RateLimitError; a body that is not a problem still gives the status", async () => {

@@ -2,8 +2,9 @@
  * CONTRACT "Client library": which calls are retried, and that a retried create keeps its idempotency key.
  * nock plays the server; the virtual clock records backoff instead of sleeping.
  */
-import { ConnectionError, NotFoundError, ServerError, ValidationError, ConflictError } from "../src";
-import { api, client, CREATE_BODY, item, problem, useNock, useVirtualClock } from "./helpers/setup";
+import { ConnectionError, NotFoundError, ServerError, Stageline, ValidationError, ConflictError } from "../src";
+import { backoffMs, MAX_BACKOFF_MS } from "../src/retry-policy";
+import { api, API_KEY, client, CREATE_BODY, item, ORIGIN, problem, rateHeaders, useNock, useVirtualClock } from "./helpers/setup";
 
 useNock();
 const time = useVirtualClock();
@@ -82,12 +83,20 @@ describe("reads", () => {
     await expect(client().items.get("i1")).resolves.toMatchObject({ item_id: "i1" });
     expect(time.sleeps).toHaveLength(3);
     const [a, b, c] = time.sleeps as [number, number, number];
-    expect(a).toBeGreaterThanOrEqual(500);
-    expect(a).toBeLessThanOrEqual(500);
+    expect(a).toBeGreaterThanOrEqual(250);
+    expect(a).toBeLessThan(500);
     expect(b).toBeGreaterThanOrEqual(500);
     expect(b).toBeLessThan(1000);
     expect(c).toBeGreaterThanOrEqual(1000);
     expect(c).toBeLessThan(2000);
+  });
+
+  it("jitter the first retry too: no floor makes it constant", () => {
+    const waits = [0, 0.5, 0.999].map((r) => backoffMs(0, 0, () => r));
+    expect(waits[0]).toBe(250);
+    expect(waits[1]).toBe(375);
+    expect(waits[2]).toBeCloseTo(499.75);
+    expect(backoffMs(10, 0, () => 0)).toBe(MAX_BACKOFF_MS / 2);
   });
 
   it("end in ConnectionError (with the cause) when every attempt fails", async () => {
@@ -100,6 +109,49 @@ describe("reads", () => {
   it("retry a 5xx (the duplicate check only reads)", async () => {
     api().post("/v1/ext/items/check-duplicates").reply(502, "bad gateway").post("/v1/ext/items/check-duplicates").reply(200, []);
     await expect(client().items.checkDuplicates({ pipeline_id: "p1", name: "x" })).resolves.toEqual([]);
+  });
+});
+
+describe("a 5xx or 409 waits its backoff, not the rate-limit window", () => {
+  it("a 503 carrying the rate headers every answer has is retried after the backoff, not after RateLimit-Reset", async () => {
+    api().get("/v1/ext/items/i1").reply(503, problem(503, "internal"), rateHeaders(50, 45)).get("/v1/ext/items/i1").reply(200, item("i1"));
+    await expect(client().items.get("i1")).resolves.toMatchObject({ item_id: "i1" });
+    expect(time.sleeps).toHaveLength(1);
+    expect(time.sleeps[0]).toBeLessThan(500);
+  });
+
+  it("a 409 idempotency_key_in_use with RateLimit-Reset but no Retry-After waits the backoff", async () => {
+    api()
+      .post("/v1/ext/items")
+      .reply(409, problem(409, "idempotency_key_in_use"), rateHeaders(50, 45))
+      .post("/v1/ext/items")
+      .reply(201, item("1"));
+    await client().items.create(CREATE_BODY);
+    expect(time.sleeps).toHaveLength(1);
+    expect(time.sleeps[0]).toBeLessThan(500);
+  });
+
+  it("a Retry-After on a 5xx is honoured up to the longest backoff", async () => {
+    api().get("/v1/ext/me").reply(503, problem(503, "internal"), { "Retry-After": "120", ...rateHeaders(50, 45) }).get("/v1/ext/me").reply(200, { company: { id: "c", name: "Acme" } });
+    await client().me();
+    expect(time.sleeps).toEqual([MAX_BACKOFF_MS]);
+  });
+});
+
+describe("the per-attempt timeout", () => {
+  it("holds with a custom fetch that ignores the abort signal", async () => {
+    const hanging: typeof fetch = () => new Promise<Response>(() => {});
+    const err = await new Stageline({ apiKey: API_KEY, baseUrl: ORIGIN, fetch: hanging, timeoutMs: 20, maxRetries: 0 })
+      .me()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(((err as ConnectionError).cause as DOMException).name).toBe("TimeoutError");
+  });
+
+  it("covers reading the body: an answer whose body stalls is retried", async () => {
+    api().get("/v1/ext/items/i1").delayBody(3000).reply(200, item("late")).get("/v1/ext/items/i1").reply(200, item("i1"));
+    await expect(client({ timeoutMs: 100 }).items.get("i1")).resolves.toMatchObject({ item_id: "i1" });
+    expect(time.sleeps).toHaveLength(1);
   });
 });
 

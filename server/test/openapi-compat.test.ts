@@ -47,13 +47,19 @@ function baseDoc(): Json {
               },
             },
           },
-          responses: { "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } } },
+          responses: {
+            "201": { description: "created", content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } },
+            "422": { description: "unknown reference" },
+          },
         },
       },
       "/v1/ext/items/{item_id}": {
         get: {
           parameters: [{ in: "path", name: "item_id", required: true, schema: { type: "string" } }],
-          responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } } },
+          responses: {
+            "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Item" } } } },
+            "404": { description: "not found" },
+          },
         },
       },
     },
@@ -80,6 +86,7 @@ const list = (d: Json) => d.paths["/v1/ext/items"].get;
 const create = (d: Json) => d.paths["/v1/ext/items"].post;
 const createBody = (d: Json) => create(d).requestBody.content["application/json"].schema;
 const item = (d: Json) => d.components.schemas.Item;
+const getOne = (d: Json) => d.paths["/v1/ext/items/{item_id}"].get;
 
 const BREAKING: [string, BreakingKind, Mutation][] = [
   ["removed path", "removed-path", (d) => delete d.paths["/v1/ext/items/{item_id}"]],
@@ -108,6 +115,9 @@ const BREAKING: [string, BreakingKind, Mutation][] = [
   ["response field of another type", "wider-response-type", (d) => (item(d).properties.id = { type: "integer" })],
   ["removed response enum value", "removed-enum-value", (d) => (item(d).properties.status.enum = ["open"])],
   ["changed success status", "removed-success-status", (d) => { const r = create(d).responses; r["200"] = r["201"]; delete r["201"]; }],
+  ["removed error status", "removed-response-status", (d) => delete list(d).responses["400"]],
+  ["removed 404 of an existing operation", "removed-response-status", (d) => delete getOne(d).responses["404"]],
+  ["422 answered as 400 instead", "removed-response-status", (d) => { const r = create(d).responses; r["400"] = r["422"]; delete r["422"]; }],
   ["removed response header", "removed-response-header", (d) => delete list(d).responses["200"].headers.Link],
 ];
 

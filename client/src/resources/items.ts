@@ -1,7 +1,7 @@
 /**
  * `client.items` (CONTRACT "Client library"; spec "Items", CONTRACT "Lists", "Duplicate check", "Idempotency").
  */
-import { idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
 import type { DuplicateMatch, Item, ItemCreate, ItemDuplicateCheck, ItemListQuery, ItemUpdate } from "../types";
 
@@ -17,7 +17,7 @@ export class Items {
    * @throws StagelineError subclasses (e.g. ValidationError for a bad filter), ConnectionError.
    */
   list(query: ItemListQuery = {}): Promise<Page<Item>> {
-    return unwrapPage(this.ctx.api.GET("/v1/ext/items", { params: { query }, fetch: this.ctx.read }));
+    return unwrapPage(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/items", { params: { query }, fetch })));
   }
 
   /**
@@ -32,9 +32,11 @@ export class Items {
   /**
    * One item (GET /v1/ext/items/{item_id}).
    * @throws NotFoundError when no item of this company has that id.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  get(id: string): Promise<Item> {
-    return unwrap(this.ctx.api.GET("/v1/ext/items/{item_id}", { params: { path: { item_id: id } }, fetch: this.ctx.read }));
+  async get(id: string): Promise<Item> {
+    const path = { item_id: requireId("id", id) };
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/items/{item_id}", { params: { path }, fetch })));
   }
 
   /**
@@ -48,7 +50,7 @@ export class Items {
    */
   create(body: ItemCreate, options?: CreateOptions): Promise<Item> {
     const key = idempotencyKeyOf(options);
-    return unwrap(this.ctx.api.POST("/v1/ext/items", { body, params: { header: { "Idempotency-Key": key } }, fetch: this.ctx.keyed }));
+    return unwrap(this.ctx.keyed((fetch) => this.ctx.api.POST("/v1/ext/items", { body, params: { header: { "Idempotency-Key": key } }, fetch })));
   }
 
   /**
@@ -57,9 +59,11 @@ export class Items {
    * @param body at least one field; `version` makes it conditional (409 version_conflict when stale).
    * @returns the updated item.
    * @throws NotFoundError, ValidationError, ConflictError (`currentVersion` set), ServerError, ConnectionError.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  update(id: string, body: ItemUpdate): Promise<Item> {
-    return unwrap(this.ctx.api.PATCH("/v1/ext/items/{item_id}", { params: { path: { item_id: id } }, body, fetch: this.ctx.unkeyed }));
+  async update(id: string, body: ItemUpdate): Promise<Item> {
+    const path = { item_id: requireId("id", id) };
+    return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.PATCH("/v1/ext/items/{item_id}", { params: { path }, body, fetch })));
   }
 
   /**
@@ -69,16 +73,20 @@ export class Items {
    * @throws ValidationError (422 unknown pipeline), other StagelineErrors, ConnectionError.
    */
   checkDuplicates(body: ItemDuplicateCheck): Promise<DuplicateMatch[]> {
-    return unwrap(this.ctx.api.POST("/v1/ext/items/check-duplicates", { body, fetch: this.ctx.read }));
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.POST("/v1/ext/items/check-duplicates", { body, fetch })));
   }
 
   /**
    * The items with this short ID (exact, case-insensitive: at most one) or this name (exact after trimming,
    * case-insensitive), newest first, across all pages.
-   * @throws as `list`.
+   * @throws TypeError (the promise rejects, nothing is sent) when the short ID or name is not a string or is empty
+   * or blank (the list filter would then be no filter and every item would match); otherwise as `list`.
    */
   async find(by: { shortId: string } | { name: string }): Promise<Item[]> {
-    const query: ItemListQuery = "shortId" in by ? { short_id: by.shortId } : { name: by.name };
+    const key = by !== null && typeof by === "object" && "shortId" in by ? "shortId" : "name";
+    const value: unknown = (by as Record<string, unknown> | null | undefined)?.[key];
+    if (typeof value !== "string" || value.trim() === "") throw new TypeError(`Stageline: items.find needs a non-empty \`shortId\` or \`name\``);
+    const query: ItemListQuery = key === "shortId" ? { short_id: value } : { name: value };
     const found: Item[] = [];
     for await (const item of this.iterate(query)) found.push(item);
     return found;

@@ -2,7 +2,7 @@
  * `client.pipelines` (CONTRACT "Client library"; spec "Pipelines"): the ids a script needs to create items.
  * These lists are short and unpaged: each returns the whole array.
  */
-import { unwrap, type ApiContext } from "../api";
+import { requireId, unwrap, type ApiContext } from "../api";
 import type { Pipeline, Stage, Status } from "../types";
 
 /** Pipelines, their stages and the statuses each stage offers. */
@@ -14,27 +14,26 @@ export class Pipelines {
    * @throws StagelineError subclasses, ConnectionError.
    */
   list(): Promise<Pipeline[]> {
-    return unwrap(this.ctx.api.GET("/v1/ext/pipelines", { fetch: this.ctx.read }));
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/pipelines", { fetch })));
   }
 
   /**
    * A pipeline's stages in order (GET /v1/ext/pipelines/{pipeline_id}/stages).
    * @throws NotFoundError for an unknown pipeline.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  stages(pipelineId: string): Promise<Stage[]> {
-    return unwrap(this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/stages", { params: { path: { pipeline_id: pipelineId } }, fetch: this.ctx.read }));
+  async stages(pipelineId: string): Promise<Stage[]> {
+    const path = { pipeline_id: requireId("pipelineId", pipelineId) };
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/stages", { params: { path }, fetch })));
   }
 
   /**
    * The statuses a stage offers, the default (first) one first (GET /v1/ext/pipelines/{pipeline_id}/stages/{stage_id}/statuses).
    * @throws NotFoundError for an unknown pipeline or stage.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  statuses(pipelineId: string, stageId: string): Promise<Status[]> {
-    return unwrap(
-      this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/stages/{stage_id}/statuses", {
-        params: { path: { pipeline_id: pipelineId, stage_id: stageId } },
-        fetch: this.ctx.read,
-      }),
-    );
+  async statuses(pipelineId: string, stageId: string): Promise<Status[]> {
+    const path = { pipeline_id: requireId("pipelineId", pipelineId), stage_id: requireId("stageId", stageId) };
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/stages/{stage_id}/statuses", { params: { path }, fetch })));
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `client.tasks` (CONTRACT "Client library"; spec "Tasks", CONTRACT "Tasks", "Lists", "Idempotency").
  */
-import { idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
 import type { Task, TaskCreate, TaskListQuery, TaskUpdate } from "../types";
 
@@ -17,7 +17,7 @@ export class Tasks {
    * @throws StagelineError subclasses, ConnectionError.
    */
   list(query: TaskListQuery = {}): Promise<Page<Task>> {
-    return unwrapPage(this.ctx.api.GET("/v1/ext/tasks", { params: { query }, fetch: this.ctx.read }));
+    return unwrapPage(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/tasks", { params: { query }, fetch })));
   }
 
   /**
@@ -31,9 +31,11 @@ export class Tasks {
   /**
    * One task (GET /v1/ext/tasks/{task_id}).
    * @throws NotFoundError when no task of this company has that id.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  get(id: string): Promise<Task> {
-    return unwrap(this.ctx.api.GET("/v1/ext/tasks/{task_id}", { params: { path: { task_id: id } }, fetch: this.ctx.read }));
+  async get(id: string): Promise<Task> {
+    const path = { task_id: requireId("id", id) };
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/tasks/{task_id}", { params: { path }, fetch })));
   }
 
   /**
@@ -44,7 +46,7 @@ export class Tasks {
    */
   create(body: TaskCreate, options?: CreateOptions): Promise<Task> {
     const key = idempotencyKeyOf(options);
-    return unwrap(this.ctx.api.POST("/v1/ext/tasks", { body, params: { header: { "Idempotency-Key": key } }, fetch: this.ctx.keyed }));
+    return unwrap(this.ctx.keyed((fetch) => this.ctx.api.POST("/v1/ext/tasks", { body, params: { header: { "Idempotency-Key": key } }, fetch })));
   }
 
   /**
@@ -52,9 +54,11 @@ export class Tasks {
    * @param body at least one field; `is_completed: true` sets `completed_at`, `false` clears it.
    * @returns the updated task.
    * @throws NotFoundError, ValidationError, ServerError, ConnectionError.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  update(id: string, body: TaskUpdate): Promise<Task> {
-    return unwrap(this.ctx.api.PATCH("/v1/ext/tasks/{task_id}", { params: { path: { task_id: id } }, body, fetch: this.ctx.unkeyed }));
+  async update(id: string, body: TaskUpdate): Promise<Task> {
+    const path = { task_id: requireId("id", id) };
+    return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.PATCH("/v1/ext/tasks/{task_id}", { params: { path }, body, fetch })));
   }
 
   /**

@@ -2,7 +2,7 @@
  * `client.webhooks` (CONTRACT "Client library"; spec "REST hooks", CONTRACT "Events and deliveries"): REST hook
  * subscriptions, their deliveries and sample payloads. Verify deliveries with `verifyWebhook`.
  */
-import { idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
 import type { Item, Task, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from "../types";
 
@@ -19,15 +19,17 @@ export class Webhooks {
    */
   subscribe(body: WebhookSubscribe, options?: CreateOptions): Promise<WebhookSubscriptionCreated> {
     const key = idempotencyKeyOf(options);
-    return unwrap(this.ctx.api.POST("/v1/ext/webhooks", { body, params: { header: { "Idempotency-Key": key } }, fetch: this.ctx.keyed }));
+    return unwrap(this.ctx.keyed((fetch) => this.ctx.api.POST("/v1/ext/webhooks", { body, params: { header: { "Idempotency-Key": key } }, fetch })));
   }
 
   /**
    * Deletes a subscription (DELETE /v1/ext/webhooks/{webhook_id}); sent once.
    * @throws NotFoundError when unknown or already deleted.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
   async unsubscribe(id: string): Promise<void> {
-    await unwrap(this.ctx.api.DELETE("/v1/ext/webhooks/{webhook_id}", { params: { path: { webhook_id: id } }, fetch: this.ctx.unkeyed }));
+    const path = { webhook_id: requireId("id", id) };
+    await unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.DELETE("/v1/ext/webhooks/{webhook_id}", { params: { path }, fetch })));
   }
 
   /**
@@ -35,7 +37,7 @@ export class Webhooks {
    * @returns `{ data, nextCursor }`.
    */
   list(query: WebhookListQuery = {}): Promise<Page<WebhookSubscription>> {
-    return unwrapPage(this.ctx.api.GET("/v1/ext/webhooks", { params: { query }, fetch: this.ctx.read }));
+    return unwrapPage(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks", { params: { query }, fetch })));
   }
 
   /** Every subscription across all pages, fetching a page only when the caller reaches it. */
@@ -53,8 +55,8 @@ export class Webhooks {
   sample(kind: "tasks"): Promise<Task>;
   sample(kind: "items" | "tasks" = "items"): Promise<Item | Task> {
     return kind === "tasks"
-      ? unwrap(this.ctx.api.GET("/v1/ext/webhooks/sample/tasks", { fetch: this.ctx.read }))
-      : unwrap(this.ctx.api.GET("/v1/ext/webhooks/sample/items", { fetch: this.ctx.read }));
+      ? unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/tasks", { fetch })))
+      : unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/items", { fetch })));
   }
 
   /**
@@ -63,23 +65,22 @@ export class Webhooks {
    * @param query `state` (`pending`, `succeeded`, `failed`), `limit`, `cursor`.
    * @returns `{ data, nextCursor }`.
    * @throws NotFoundError for an unknown subscription.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  deliveries(id: string, query: WebhookDeliveryListQuery = {}): Promise<Page<WebhookDelivery>> {
-    return unwrapPage(this.ctx.api.GET("/v1/ext/webhooks/{webhook_id}/deliveries", { params: { path: { webhook_id: id }, query }, fetch: this.ctx.read }));
+  async deliveries(id: string, query: WebhookDeliveryListQuery = {}): Promise<Page<WebhookDelivery>> {
+    const path = { webhook_id: requireId("id", id) };
+    return unwrapPage(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/{webhook_id}/deliveries", { params: { path, query }, fetch })));
   }
 
   /**
    * Sends a delivery again (POST .../deliveries/{delivery_id}/redeliver; answer 202); sent once.
    * @returns the delivery, pending again.
    * @throws NotFoundError (unknown or purged delivery), ValidationError (422 the subscription is disabled).
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  redeliver(id: string, deliveryId: string): Promise<WebhookDelivery> {
-    return unwrap(
-      this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", {
-        params: { path: { webhook_id: id, delivery_id: deliveryId } },
-        fetch: this.ctx.unkeyed,
-      }),
-    );
+  async redeliver(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    const path = { webhook_id: requireId("id", id), delivery_id: requireId("deliveryId", deliveryId) };
+    return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver", { params: { path }, fetch })));
   }
 
   /**
@@ -87,8 +88,10 @@ export class Webhooks {
    * Deliveries carry a signature with the old secret too while the overlap lasts, so verify with both meanwhile.
    * @returns the subscription with its new `secret`.
    * @throws NotFoundError for an unknown subscription.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
    */
-  rotateSecret(id: string): Promise<WebhookSubscriptionCreated> {
-    return unwrap(this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/rotate-secret", { params: { path: { webhook_id: id } }, fetch: this.ctx.unkeyed }));
+  async rotateSecret(id: string): Promise<WebhookSubscriptionCreated> {
+    const path = { webhook_id: requireId("id", id) };
+    return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/rotate-secret", { params: { path }, fetch })));
   }
 }

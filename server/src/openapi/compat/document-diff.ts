@@ -2,8 +2,8 @@
  * Breaking changes between two OpenAPI 3.1 documents of the external API (CONTRACT "Versioning and compatibility",
  * "HTTP semantics, order of checks"): every path of the baseline under the compared major prefix (`/v1/`) must still
  * exist with every operation; each operation must keep its parameters (no new required one, none required that was
- * optional, no narrower schema), its request body (no new required field, no narrower schema), its success statuses
- * and, per response kept, its headers and body (no field removed, optional or not). Paths under another major
+ * optional, no narrower schema), its request body (no new required field, no narrower schema), every response status
+ * (success or error) and, per response kept, its headers and body (no field removed, optional or not). Paths under another major
  * prefix (`/v2/ext/`) are not compared: a new major version may change anything.
  */
 import { compareSchemas, resolveRef, type SchemaContext } from "./schema-diff";
@@ -60,13 +60,28 @@ function compareRequestBody(where: string, bOp: Json, hOp: Json, ctx: SchemaCont
   }
 }
 
+/**
+ * The change for a baseline response status the new document no longer lists for the same operation. Any status
+ * counts, not only 2xx: a client may branch on a 404 or a 422, and answering another status or code for an existing
+ * condition is breaking (CONTRACT "Versioning and compatibility").
+ */
+function removedStatus(where: string, status: string, hResponses: Json): BreakingChange {
+  const success = /^2/.test(status);
+  const now = Object.keys(hResponses).filter((s) => (success ? /^2/.test(s) : !/^2/.test(s)));
+  return {
+    kind: success ? "removed-success-status" : "removed-response-status",
+    where: `${where} ${status}`,
+    detail: `${success ? "success" : "response"} status ${status} removed (now ${now.join(", ") || "none"})`,
+  };
+}
+
 function compareResponses(where: string, bOp: Json, hOp: Json, ctx: SchemaContext, out: BreakingChange[]): void {
   const bResponses: Json = bOp.responses ?? {};
   const hResponses: Json = hOp.responses ?? {};
   for (const [status, raw] of Object.entries(bResponses)) {
     const h = resolveRef(ctx.head, hResponses[status]);
     if (!h) {
-      if (/^2/.test(status)) out.push({ kind: "removed-success-status", where: `${where} ${status}`, detail: `success status ${status} removed (now ${Object.keys(hResponses).filter((s) => /^2/.test(s)).join(", ") || "none"})` });
+      out.push(removedStatus(where, status, hResponses));
       continue;
     }
     const b = resolveRef(ctx.base, raw) ?? {};

@@ -24,6 +24,7 @@ export type BreakingKind =
   | "lower-limit"
   | "changed-constraint"
   | "removed-success-status"
+  | "removed-response-status"
   | "removed-response-header";
 
 /** One breaking change: its kind, where it is (`GET /v1/ext/items query limit`, `... 200 body.name`) and what changed. */
