@@ -16,6 +16,9 @@ export const ERROR_CODES = [
   "idempotency_key_in_use",
   "pipeline_archived",
   "request_timeout",
+  "ambiguous_match",
+  "upsert_unavailable",
+  "payload_erased",
   "internal",
 ] as const;
 
@@ -34,7 +37,8 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
 /**
  * CONTRACT "Errors" and spec "Errors": the HTTP status of each problem code
  * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency",
- * 405 `method_not_allowed` from CONTRACT "HTTP semantics").
+ * 405 `method_not_allowed` from CONTRACT "HTTP semantics"; 409 `ambiguous_match` and 422 `upsert_unavailable` from CONTRACT
+ * "Upsert"; 410 `payload_erased` from CONTRACT "Item deletion and erasure").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -51,6 +55,9 @@ export const PROBLEM_STATUS = {
   idempotency_key_in_use: 409,
   pipeline_archived: 422,
   request_timeout: 408,
+  ambiguous_match: 409,
+  upsert_unavailable: 422,
+  payload_erased: 410,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -70,6 +77,9 @@ export const PROBLEM_TITLES = {
   idempotency_key_in_use: "Idempotency key in use",
   pipeline_archived: "Pipeline archived",
   request_timeout: "Request timeout",
+  ambiguous_match: "Ambiguous match",
+  upsert_unavailable: "Upsert unavailable",
+  payload_erased: "Payload erased",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
 
@@ -88,7 +98,8 @@ export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
 
 /**
  * CONTRACT "Errors": the RFC 9457 problem-details body of every error response.
- * `current_version` is carried by 409 `version_conflict`; `valid_events` by the 422 for an unknown event name.
+ * `current_version` is carried by 409 `version_conflict`; `valid_events` by the 422 for an unknown event name;
+ * `matches` (the `item_id`s of the matching items, best match first) by 409 `ambiguous_match` (CONTRACT "Upsert").
  * Not strict: clients ignore members they do not know (RFC 9457 extension members).
  */
 export const ProblemSchema = z.object({
@@ -100,12 +111,13 @@ export const ProblemSchema = z.object({
   errors: z.array(ProblemFieldErrorSchema).optional(),
   current_version: z.number().int().optional(),
   valid_events: z.array(z.string()).optional(),
+  matches: z.array(z.string()).optional(),
 });
 /** A problem-details error body. */
 export type Problem = z.infer<typeof ProblemSchema>;
 
 /** The optional members a problem may carry beside the standard ones. */
-export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events">;
+export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events" | "matches">;
 
 /** At most this many `errors` entries in one problem body; the last one then says how many were left out. */
 export const MAX_PROBLEM_FIELD_ERRORS = 100;
@@ -140,6 +152,7 @@ export function createProblem(code: ErrorCode, detail: string, extras: ProblemEx
   if (extras.errors !== undefined) problem.errors = boundFieldErrors(extras.errors);
   if (extras.current_version !== undefined) problem.current_version = extras.current_version;
   if (extras.valid_events !== undefined) problem.valid_events = extras.valid_events;
+  if (extras.matches !== undefined) problem.matches = extras.matches;
   return problem;
 }
 

@@ -11,8 +11,8 @@ import {
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
-import { NUL_FREE_PATTERN, nulFreeMessage, queryParam } from "./query-params";
-import { NAME_MAX } from "./limits";
+import { NUL_FREE_PATTERN, integerQueryParam, nulFreeMessage, queryParam } from "./query-params";
+import { INT_MAX, NAME_MAX } from "./limits";
 
 const timestamp = z.iso.datetime({ offset: true });
 
@@ -151,3 +151,56 @@ export const DuplicateMatchSchema = ItemSchema.extend({
 });
 /** A duplicate-check match. */
 export type DuplicateMatch = z.infer<typeof DuplicateMatchSchema>;
+
+/**
+ * CONTRACT "Item deletion and erasure": query of DELETE /v1/ext/items/{item_id}. `version` (optional) is the expected
+ * current version, as in PATCH: a mismatch is `409 version_conflict` with `current_version`. The request has no body.
+ */
+export const ItemDeleteQuerySchema = z.object({
+  version: integerQueryParam(
+    z
+      .number({ error: "version must be a whole number from 1 upward." })
+      .int({ error: "version must be a whole number from 1 upward." })
+      .min(1, { error: "version must be a whole number from 1 upward." })
+      .max(INT_MAX, { error: "version is too large." })
+      .optional(),
+  ),
+});
+/** Parsed query of DELETE /v1/ext/items/{item_id}. */
+export type ItemDeleteQuery = z.infer<typeof ItemDeleteQuerySchema>;
+
+/**
+ * CONTRACT "Upsert (create or update, atomically)": body of POST /v1/ext/items/upsert, exactly the create body. The
+ * pipeline's duplicate-detection rule picks the item to update; the body's `stage_id`, `status_id`, `metadata`,
+ * `contact_id`, `source` and `name` are then applied to it.
+ */
+export const ItemUpsertSchema = ItemCreateSchema;
+/** Body of POST /v1/ext/items/upsert. */
+export type ItemUpsert = z.infer<typeof ItemUpsertSchema>;
+
+/** CONTRACT "Upsert": what an upsert did, sent as the `Stageline-Upsert` response header. */
+export const UPSERT_RESULTS = ["created", "updated", "unchanged"] as const;
+/** One upsert outcome. */
+export type UpsertResult = (typeof UPSERT_RESULTS)[number];
+
+/** CONTRACT "Upsert": the response header naming the outcome (`created` with 201, `updated`/`unchanged` with 200). */
+export const UPSERT_RESULT_HEADER = "Stageline-Upsert";
+
+/**
+ * CONTRACT "Previous values in update events": the built-in item fields that `changed_fields` can name (beside the
+ * pipeline's custom field keys). `stage` and `status` are reported by name, as before.
+ */
+export const ITEM_CHANGE_FIELDS = ["name", "stage", "status", "contact_id", "source"] as const;
+/** A built-in item field name of `changed_fields`. */
+export type ItemChangeField = (typeof ITEM_CHANGE_FIELDS)[number];
+
+/**
+ * CONTRACT "Item deletion and erasure": what the delivery log keeps as the body of an event of a deleted item once its
+ * values are erased (and what a redeliver of it refuses with `410 payload_erased`).
+ */
+export const ErasedPayloadSchema = z.object({
+  item_id: z.string(),
+  erased: z.literal(true),
+});
+/** An erased event body. */
+export type ErasedPayload = z.infer<typeof ErasedPayloadSchema>;

@@ -114,3 +114,25 @@ export const TaskListQuerySchema = z.object({
 });
 /** Parsed query of GET /v1/ext/tasks. */
 export type TaskListQuery = z.infer<typeof TaskListQuerySchema>;
+
+/**
+ * CONTRACT "Previous values in update events": the task fields that `changed_fields` of `task.updated` and
+ * `task.completed` can name (and a `task.updated` subscription filter's `fields` can list). `completed_at` changes with
+ * `is_completed`.
+ */
+export const TASK_CHANGE_FIELDS = [
+  "title",
+  "description",
+  "due_at",
+  "priority",
+  "is_completed",
+  "completed_at",
+  "task_type",
+  "assigned_to",
+  "item_id",
+  "notes",
+  "duration_minutes",
+  "reminder_minutes",
+] as const;
+/** A task field name of `changed_fields`. */
+export type TaskChangeField = (typeof TASK_CHANGE_FIELDS)[number];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { httpUrlField, strictBody, textField } from "./fields";
+import { httpUrlField, idField, strictBody, textField } from "./fields";
 import { ItemSchema } from "./items";
 import { PageQuerySchema } from "./pagination";
 import { queryParam } from "./query-params";
@@ -12,6 +12,7 @@ export const EVENT_NAMES = [
   "item.created",
   "item.updated",
   "item.stage_changed",
+  "item.deleted",
   "task.created",
   "task.updated",
   "task.completed",
@@ -26,6 +27,42 @@ export const EventNameSchema = z.enum(EVENT_NAMES);
 export function isEventName(value: unknown): value is EventName {
   return typeof value === "string" && (EVENT_NAMES as readonly string[]).includes(value);
 }
+
+/** CONTRACT "Subscription filters": the events whose subscriptions may name `filter.fields` (changed-field filter). */
+export const FIELD_FILTER_EVENTS = ["item.updated", "task.updated"] as const;
+
+/** CONTRACT "Subscription filters": at most this many field names in `filter.fields`. */
+export const MAX_FILTER_FIELDS = 100;
+
+/**
+ * CONTRACT "Subscription filters (REST hooks)": the optional server-side filter of a subscription. `pipeline_id`: only
+ * items of that pipeline (item events) or tasks linked to an item of it (task events). `stage_id` (needs
+ * `pipeline_id`; item events only): items in that stage after the change. `fields` (only with `item.updated` or
+ * `task.updated`): only when at least one named field is in `changed_fields` (item: `name`, `stage`, `status`,
+ * `contact_id`, `source` or a custom field key; task: TASK_CHANGE_FIELDS). Shape rules are a 400; ids and field keys
+ * that do not resolve for the company are `422 invalid_reference` (the server's check). Unknown members are a 400.
+ */
+export const WebhookFilterSchema = strictBody({
+  pipeline_id: idField("pipeline_id").optional(),
+  stage_id: idField("stage_id").optional(),
+  fields: z
+    .array(textField("fields[]"), { error: "fields must be an array of field names." })
+    .min(1, { error: "fields must name at least one field (leave it out for every change)." })
+    .max(MAX_FILTER_FIELDS, { error: `fields may name at most ${MAX_FILTER_FIELDS} fields.` })
+    .optional(),
+}).refine((filter) => filter.stage_id === undefined || filter.pipeline_id !== undefined, {
+  error: "filter.stage_id needs filter.pipeline_id (the pipeline the stage belongs to).",
+  path: ["stage_id"],
+});
+/** A subscription filter. */
+export type WebhookFilter = z.infer<typeof WebhookFilterSchema>;
+
+/** CONTRACT "Subscription filters": a subscription's filter as returned (`null` on the subscription when none). */
+export const WebhookFilterResponseSchema = z.object({
+  pipeline_id: z.string().optional(),
+  stage_id: z.string().optional(),
+  fields: z.array(z.string()).optional(),
+});
 
 /**
  * Spec "REST hooks" (POST /v1/ext/webhooks: `target_url`, `event`, both required). `event` parses as any non-empty
@@ -46,7 +83,17 @@ export const WebhookSubscribeSchema = strictBody({
       });
     },
   }),
-});
+  // CONTRACT "Subscription filters": optional; `null` counts as none.
+  filter: WebhookFilterSchema.nullable().optional(),
+})
+  .refine((body) => !body.filter?.fields || (FIELD_FILTER_EVENTS as readonly string[]).includes(body.event), {
+    error: `filter.fields can only be used with ${FIELD_FILTER_EVENTS.join(" or ")}.`,
+    path: ["filter", "fields"],
+  })
+  .refine((body) => !body.filter?.stage_id || body.event.startsWith("item."), {
+    error: "filter.stage_id can only be used with item events.",
+    path: ["filter", "stage_id"],
+  });
 /** Body of POST /v1/ext/webhooks. */
 export type WebhookSubscribe = z.infer<typeof WebhookSubscribeSchema>;
 
@@ -57,7 +104,8 @@ export type WebhookSubscribe = z.infer<typeof WebhookSubscribeSchema>;
  * does not count toward the 1,000-per-company limit; delete it and subscribe again to resume.
  * Endpoint health (CONTRACT "Events and deliveries", additive): `failing_since`, when the current run of failed
  * attempts began (null while the last attempt succeeded), and `next_attempt_at`, when a failing endpoint is tried
- * next (null when it is not failing, or is disabled).
+ * next (null when it is not failing, or is disabled). `filter` (CONTRACT "Subscription filters"): the subscription's
+ * server-side filter, `null` when none.
  */
 export const WebhookSubscriptionSchema = z.object({
   id: z.string(),
@@ -68,6 +116,7 @@ export const WebhookSubscriptionSchema = z.object({
   disabled_reason: z.string().nullable(),
   failing_since: timestamp.nullable(),
   next_attempt_at: timestamp.nullable(),
+  filter: WebhookFilterResponseSchema.nullable(),
 });
 /** A webhook subscription. */
 export type WebhookSubscription = z.infer<typeof WebhookSubscriptionSchema>;
@@ -89,18 +138,44 @@ export const WebhookSubscriptionCreatedSchema = WebhookSubscriptionSchema.extend
 export type WebhookSubscriptionCreated = z.infer<typeof WebhookSubscriptionCreatedSchema>;
 
 /**
- * CONTRACT "Events and deliveries": delivery body of `item.updated` and `item.stage_changed`, the Item plus
- * `changed_fields` (field names) and `previous` (`{ stage, status }` names before the change).
+ * CONTRACT "Events and deliveries" + "Previous values in update events": delivery body of `item.updated` and
+ * `item.stage_changed`, the Item plus `changed_fields` (every changed field: `name`, `stage`, `status`, `contact_id`,
+ * `source`, each custom field key) and `previous`: `stage` and `status` (names before the change, always present as
+ * before) plus the value before the change of every other field in `changed_fields` (a custom field as its stored
+ * value, `null` when it was unset).
  */
 export const ItemChangedEventSchema = ItemSchema.extend({
   changed_fields: z.array(z.string()),
-  previous: z.object({
-    stage: z.string(),
-    status: z.string(),
-  }),
+  previous: z
+    .object({
+      stage: z.string(),
+      status: z.string(),
+    })
+    .catchall(z.unknown()),
 });
 /** Payload of item.updated / item.stage_changed. */
 export type ItemChangedEvent = z.infer<typeof ItemChangedEventSchema>;
+
+/**
+ * CONTRACT "Previous values in update events": delivery body of `task.updated` and `task.completed`, the Task plus
+ * `changed_fields` (TASK_CHANGE_FIELDS that changed) and `previous` (the value before the change of each of them).
+ */
+export const TaskChangedEventSchema = TaskSchema.extend({
+  changed_fields: z.array(z.string()),
+  previous: z.record(z.string(), z.unknown()),
+});
+/** Payload of task.updated / task.completed. */
+export type TaskChangedEvent = z.infer<typeof TaskChangedEventSchema>;
+
+/**
+ * CONTRACT "Item deletion and erasure": delivery body of `item.deleted`, the item's last state plus `deleted_at`.
+ * Kept only while its deliveries are pending; erased (ErasedPayloadSchema) once the last one ends.
+ */
+export const ItemDeletedEventSchema = ItemSchema.extend({
+  deleted_at: timestamp,
+});
+/** Payload of item.deleted. */
+export type ItemDeletedEvent = z.infer<typeof ItemDeletedEventSchema>;
 
 /**
  * Spec "Events" + CONTRACT "Events and deliveries": the delivery body schema of each event: the Item for
@@ -110,9 +185,10 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   "item.created": ItemSchema,
   "item.updated": ItemChangedEventSchema,
   "item.stage_changed": ItemChangedEventSchema,
+  "item.deleted": ItemDeletedEventSchema,
   "task.created": TaskSchema,
-  "task.updated": TaskSchema,
-  "task.completed": TaskSchema,
+  "task.updated": TaskChangedEventSchema,
+  "task.completed": TaskChangedEventSchema,
 } as const satisfies Record<EventName, z.ZodType>;
 /** The payload type of event `E`. */
 export type EventPayload<E extends EventName = EventName> = z.infer<(typeof EVENT_PAYLOAD_SCHEMAS)[E]>;
@@ -122,11 +198,24 @@ export const SAMPLE_RESOURCES = ["items", "tasks"] as const;
 /** A sample resource path segment. */
 export type SampleResource = (typeof SAMPLE_RESOURCES)[number];
 
+/**
+ * Spec "REST hooks" (GET /v1/ext/webhooks/sample/{resource}) + CONTRACT "Item deletion and erasure" (item.deleted has
+ * its own sample): optional `event` query parameter. Without it the sample is the plain resource (as before); with an
+ * event of that resource it is that event's delivery body (`changed_fields`/`previous`, `deleted_at`). An event of the
+ * other resource is a 400.
+ */
+export const SampleQuerySchema = z.object({
+  event: queryParam(z.enum(EVENT_NAMES, { error: `event must be one of: ${EVENT_NAMES.join(", ")}.` }).optional()),
+});
+/** Parsed query of GET /v1/ext/webhooks/sample/{resource}. */
+export type SampleQuery = z.infer<typeof SampleQuerySchema>;
+
 /** The sample resource whose payload format an event delivers. */
 export const EVENT_RESOURCES = {
   "item.created": "items",
   "item.updated": "items",
   "item.stage_changed": "items",
+  "item.deleted": "items",
   "task.created": "tasks",
   "task.updated": "tasks",
   "task.completed": "tasks",
