@@ -12,6 +12,7 @@ import {
   DuplicateCheckSchema,
   DuplicateMatchSchema,
   ItemCreateSchema,
+  ItemDeleteQuerySchema,
   ItemListQuerySchema,
   ItemSchema,
   ItemUpdateSchema,
@@ -141,7 +142,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     description: "Creates an item in a stage (and status) of a pipeline and emits `item.created`. Without `status_id` the item gets the stage's first status. An archived pipeline takes no new items (422 `pipeline_archived`).",
     body: one(ItemCreateSchema, ex.itemCreateExample),
     success: { status: 201, description: "The created item.", body: one(ItemSchema, ex.itemExample), location: true },
-    errors: ["invalid_reference", "pipeline_archived"],
+    errors: ["invalid_reference", "pipeline_archived", "payload_erased"],
     idempotent: true,
   },
   {
@@ -164,6 +165,17 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(ItemUpdateSchema, ex.itemUpdateExample),
     success: { status: 200, description: "The updated item.", body: one(ItemSchema, ex.itemExample) },
     errors: ["not_found", "version_conflict", "invalid_reference"],
+  },
+  {
+    method: "delete", path: `${BASE}/items/{item_id}`, operationId: "deleteItem", summary: "Delete an item", tag: "Items", access: ["items:write"],
+    description:
+      "Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). " +
+      "Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at`. " +
+      "With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.",
+    path_params: itemPath,
+    query: ItemDeleteQuerySchema,
+    success: { status: 204, description: "Deleted; its values are erased." },
+    errors: ["not_found", "version_conflict"],
   },
   {
     method: "get", path: `${BASE}/tasks`, operationId: "listTasks", summary: "List tasks", tag: "Tasks", access: ["tasks:read"],
@@ -253,10 +265,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "post", path: `${BASE}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver`, operationId: "redeliverWebhook", summary: "Send a delivery again", tag: "Webhooks", access: ["hooks:manage"],
-    description: "Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`.",
+    description:
+      "Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`; " +
+      "one whose body was erased because its item was deleted is `410 payload_erased`.",
     path_params: deliveryPath,
     success: { status: 202, description: "The delivery, queued to be sent again.", body: one(WebhookDeliverySchema, ex.webhookDeliveryExample) },
-    errors: ["not_found", "invalid_reference"],
+    errors: ["not_found", "invalid_reference", "payload_erased"],
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
