@@ -14,17 +14,21 @@ import {
   ItemCreateSchema,
   ItemDeleteQuerySchema,
   ItemListQuerySchema,
+  ItemChangedEventSchema,
+  ItemDeletedEventSchema,
   ItemSchema,
   ItemUpdateSchema,
   MeSchema,
   NUL_FREE_PATTERN,
   PageQuerySchema,
+  SampleQuerySchema,
   PipelineFieldSchema,
   PipelineSchema,
   StageSchema,
   StatusSchema,
   TaskCreateSchema,
   TaskListQuerySchema,
+  TaskChangedEventSchema,
   TaskSchema,
   TaskUpdateSchema,
   WebhookDeliverySchema,
@@ -116,6 +120,20 @@ export const API_TAGS = {
 } as const;
 /** A tag name. */
 export type ApiTag = keyof typeof API_TAGS;
+
+/**
+ * Bodies of GET /webhooks/sample/{resource}: the resource, plus, with `?event=`, that event's members (optional, so
+ * the documented body stays the baseline's plus optional fields: additive).
+ */
+const ItemSampleSchema = ItemSchema.extend({
+  changed_fields: ItemChangedEventSchema.shape.changed_fields.optional(),
+  previous: ItemChangedEventSchema.shape.previous.optional(),
+  deleted_at: ItemDeletedEventSchema.shape.deleted_at.optional(),
+});
+const TaskSampleSchema = TaskSchema.extend({
+  changed_fields: TaskChangedEventSchema.shape.changed_fields.optional(),
+  previous: TaskChangedEventSchema.shape.previous.optional(),
+});
 
 const id = (description: string) => z.string().min(1).max(255).regex(NUL_FREE_PATTERN).meta({ description });
 const itemPath = z.object({ item_id: id("The item's `item_id`.") });
@@ -274,13 +292,18 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
-    description: "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored.",
-    success: { status: 200, description: "A sample Item.", body: one(ItemSchema, ex.itemExample) },
+    description:
+      "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. " +
+      "With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` for `item.deleted`; a task event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Item, or the sample body of the event asked for (an Item with `changed_fields`/`previous` or `deleted_at`).", body: one(ItemSampleSchema, ex.itemExample) },
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/tasks`, operationId: "getSampleTask", summary: "Get a sample task payload", tag: "Webhooks", access: ["hooks:manage", "tasks:read"],
-    description: "A sample task event payload. Nothing is stored.",
-    success: { status: 200, description: "A sample Task.", body: one(TaskSchema, ex.taskExample) },
+    description:
+      "A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`).", body: one(TaskSampleSchema, ex.taskExample) },
   },
   {
     method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",
