@@ -70,6 +70,9 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   idempotency_key_in_use: "A request with this Idempotency-Key is still being processed. Retry after 1 second.",
   pipeline_archived: "Pipeline Sales is archived: no item can be created in it. Restore it in the console first.",
   internal: "Something went wrong on our side. Please try again.",
+  ambiguous_match: "2 items match this body's duplicate-detection fields: the upsert cannot choose one.",
+  upsert_unavailable: "Pipeline Sales has no duplicate detection: an upsert cannot find the item to update.",
+  payload_erased: "This delivery's item was deleted and its body erased: it cannot be sent again.",
 };
 
 /** Extension members carried by some codes, for their examples. */
