@@ -235,7 +235,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a REST hook
-         * @description Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks).
+         * @description Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks). An optional `filter` narrows the events sent: `pipeline_id` (items of that pipeline; task events: tasks linked to an item of it), `stage_id` (with `pipeline_id`, item events: items in that stage after the change), `fields` (`item.updated`/`task.updated`: only when one of them is in `changed_fields`). An event the filter excludes is not queued at all. Ids and field names that do not resolve for the company are `422 invalid_reference`.
          *
          *     Scope: `hooks:manage`.
          *
@@ -421,7 +421,148 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.created
+         * @description Sent to the `target_url` of every subscription to `item.created` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.updated
+         * @description Sent to the `target_url` of every subscription to `item.updated` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.stage_changed
+         * @description Sent to the `target_url` of every subscription to `item.stage_changed` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemStageChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.deleted
+         * @description Sent to the `target_url` of every subscription to `item.deleted` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.created
+         * @description Sent to the `target_url` of every subscription to `task.created` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.updated
+         * @description Sent to the `target_url` of every subscription to `task.updated` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.completed
+         * @description Sent to the `target_url` of every subscription to `task.completed` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Item: {
@@ -443,6 +584,60 @@ export interface components {
             version: number;
         } & {
             [key: string]: unknown;
+        };
+        ItemChangedEvent: {
+            item_id: string;
+            short_id: string;
+            name: string;
+            pipeline: string;
+            pipeline_id: string;
+            stage: string;
+            stage_id: string;
+            status: string;
+            status_id: string;
+            contact_id: string | null;
+            source: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+            changed_fields: string[];
+            previous: {
+                stage: string;
+                status: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        TaskChangedEvent: {
+            task_id: string;
+            title: string;
+            description: string | null;
+            /** Format: date-time */
+            due_at: string;
+            /** @enum {string} */
+            priority: "none" | "low" | "medium" | "high" | "urgent";
+            is_completed: boolean;
+            /** @enum {string} */
+            task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
+            assigned_to: string;
+            created_by: string;
+            item_id: string | null;
+            completed_at: string | null;
+            notes: string | null;
+            duration_minutes: number | null;
+            reminder_minutes: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            changed_fields: string[];
+            previous: {
+                [key: string]: unknown;
+            };
         };
         DuplicateMatch: {
             item_id: string;
@@ -520,6 +715,11 @@ export interface components {
             disabled_reason: string | null;
             failing_since: string | null;
             next_attempt_at: string | null;
+            filter: {
+                pipeline_id?: string;
+                stage_id?: string;
+                fields?: string[];
+            } | null;
         };
         WebhookSubscriptionCreated: {
             id: string;
@@ -531,13 +731,18 @@ export interface components {
             disabled_reason: string | null;
             failing_since: string | null;
             next_attempt_at: string | null;
+            filter: {
+                pipeline_id?: string;
+                stage_id?: string;
+                fields?: string[];
+            } | null;
             secret: string;
         };
         WebhookDelivery: {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event: "item.created" | "item.updated" | "item.stage_changed" | "task.created" | "task.updated" | "task.completed";
+            event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
             /** @enum {string} */
             state: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -594,6 +799,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -617,6 +823,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -640,6 +847,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -663,6 +871,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -683,6 +892,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -706,6 +916,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -730,6 +941,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -753,6 +965,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -777,6 +990,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -801,6 +1015,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -825,6 +1040,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -849,6 +1065,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -870,6 +1087,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -895,6 +1113,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -919,6 +1138,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -943,6 +1163,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -967,6 +1188,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -990,6 +1212,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1013,6 +1236,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1036,6 +1260,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1059,6 +1284,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1083,6 +1309,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1956,12 +2183,19 @@ export interface operations {
                      *       {
                      *         "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *         "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *         "event": "item.created",
+                     *         "event": "item.updated",
                      *         "created_at": "2026-03-01T09:30:00.000Z",
                      *         "disabled_at": null,
                      *         "disabled_reason": null,
                      *         "failing_since": null,
-                     *         "next_attempt_at": null
+                     *         "next_attempt_at": null,
+                     *         "filter": {
+                     *           "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *           "fields": [
+                     *             "stage",
+                     *             "deal_value"
+                     *           ]
+                     *         }
                      *       }
                      *     ]
                      */
@@ -1992,7 +2226,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                 *       "event": "item.created"
+                 *       "event": "item.updated",
+                 *       "filter": {
+                 *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                 *         "fields": [
+                 *           "stage",
+                 *           "deal_value"
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -2002,7 +2243,12 @@ export interface operations {
                      * @description The event to receive. Another name is a 422 `invalid_reference` whose `valid_events` lists these.
                      * @enum {string}
                      */
-                    event: "item.created" | "item.updated" | "item.stage_changed" | "task.created" | "task.updated" | "task.completed";
+                    event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                    filter?: {
+                        pipeline_id?: string;
+                        stage_id?: string;
+                        fields?: string[];
+                    } | null;
                 };
             };
         };
@@ -2021,12 +2267,19 @@ export interface operations {
                      * @example {
                      *       "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *       "event": "item.created",
+                     *       "event": "item.updated",
                      *       "created_at": "2026-03-01T09:30:00.000Z",
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
+                     *       "filter": {
+                     *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *         "fields": [
+                     *           "stage",
+                     *           "deal_value"
+                     *         ]
+                     *       },
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2103,12 +2356,19 @@ export interface operations {
                      * @example {
                      *       "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *       "event": "item.created",
+                     *       "event": "item.updated",
                      *       "created_at": "2026-03-01T09:30:00.000Z",
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
+                     *       "filter": {
+                     *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *         "fields": [
+                     *           "stage",
+                     *           "deal_value"
+                     *         ]
+                     *       },
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2428,6 +2688,315 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+        };
+    };
+    itemCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Item"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemStageChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    item_id: string;
+                    short_id: string;
+                    name: string;
+                    pipeline: string;
+                    pipeline_id: string;
+                    stage: string;
+                    stage_id: string;
+                    status: string;
+                    status_id: string;
+                    contact_id: string | null;
+                    source: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                    version: number;
+                    /** Format: date-time */
+                    deleted_at: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    task_id: string;
+                    title: string;
+                    description: string | null;
+                    /** Format: date-time */
+                    due_at: string;
+                    /** @enum {string} */
+                    priority: "none" | "low" | "medium" | "high" | "urgent";
+                    is_completed: boolean;
+                    /** @enum {string} */
+                    task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
+                    assigned_to: string;
+                    created_by: string;
+                    item_id: string | null;
+                    completed_at: string | null;
+                    notes: string | null;
+                    duration_minutes: number | null;
+                    reminder_minutes: number | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
