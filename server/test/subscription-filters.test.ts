@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { consoleOverHttp, createConsoleUser } from "./helpers/console-browser";
 import { createSalesPipeline, startTestServer, type TestPipeline, type TestServer } from "./helpers/test-server";
 
 describe("subscription filters", () => {
@@ -195,10 +196,15 @@ describe("subscription filters", () => {
       expect(res.status).toBe(201);
     });
 
-    it("shows a REST hook's filter on its console page data (the subscription row)", async () => {
-      const id = await subscribed("item.updated", { pipeline_id: support.id, fields: ["deal_value"] });
-      const row = await t.server.ctx.prisma.webhookSubscription.findUniqueOrThrow({ where: { id } });
-      expect(row).toMatchObject({ filterPipelineId: support.id, filterStageId: null, filterFields: ["deal_value"] });
+    it("shows a REST hook's filter on its console page (and none for an unfiltered one)", async () => {
+      const id = await subscribed("item.updated", { pipeline_id: support.id, fields: ["deal_value", "name"] });
+      const plain = await subscribed("item.updated");
+      const consoleUser = await consoleOverHttp(t.url, await createConsoleUser(t, "member"));
+      const page = await consoleUser.get(`/console/webhooks/${id}`);
+      expect(page.status).toBe(200);
+      const filter = /<dd id="endpoint-filter">([^<]*)<\/dd>/.exec(page.text)?.[1];
+      expect(filter).toBe(`pipeline ${support.id}; only when one of these changes: deal_value, name`);
+      expect((await consoleUser.get(`/console/webhooks/${plain}`)).text).not.toContain("endpoint-filter");
     });
   });
 
