@@ -8,7 +8,7 @@ import type { AuditEventInsert } from "./audit-log";
 import { ERASED_PAYLOAD_SQL } from "./event-erasure";
 import type { ItemRecord } from "./item-record";
 import { lockItemForUpdate } from "./items";
-import { queueDeliveriesCtes, subscribersCte } from "./outbox";
+import { fanOutCtes } from "./outbox";
 import type { PipelineStructure } from "./pipelines";
 import { sqlOf, type TransactionQuery } from "./sql";
 import { lockTasksOfItem, type StoredTask } from "./tasks";
@@ -64,8 +64,9 @@ export type ItemDeletionOutcome =
  *    the body back);
  * 4. replaces the stored Idempotency-Key responses of its create (found by `location`) with `erasedReplay` (410),
  *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row, and writes the events with one
- *    delivery per subscriber (outbox). An `item.deleted` that no active subscription receives is stored already
- *    erased; otherwise its body is erased when its last delivery ends (db/event-erasure.ts).
+ *    delivery per subscriber (outbox). An `item.deleted` that no active subscription receives (none subscribed, or
+ *    every filter excludes it) is erased right after, in the same transaction; otherwise its body is erased when
+ *    its last delivery ends (db/event-erasure.ts).
  * @returns `deleted` with the locked item and tasks and the deliveries queued; else why nothing was written.
  * @throws the driver's error (the transaction is rolled back).
  */
@@ -142,18 +143,14 @@ async function deleteAndWriteEvents(
      ), gone AS (
        DELETE FROM items WHERE id = $2 AND company_id = $1
        RETURNING id
-     ), ${subscribersCte("$1", "$8::text[]")}, new_events AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, erased_at)
-       SELECT e.id, $1, e.type, e.resource_id,
-         CASE WHEN e.type = 'item.deleted' AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE e.type = ANY (s.events))
-           THEN ${ERASED_PAYLOAD_SQL("e")} ELSE e.payload::json END,
-         CASE WHEN e.type = 'item.deleted' AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE e.type = ANY (s.events))
-           THEN $3::timestamptz END
+     ), new_events AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+       SELECT e.id, $1, e.type, e.resource_id, e.payload::json
        FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
        WHERE EXISTS (SELECT 1 FROM gone)
        ORDER BY e.n
-       RETURNING id, type, seq
-     ), ${queueDeliveriesCtes("new_events")}
+       RETURNING id, type, seq, payload
+     ), ${fanOutCtes("new_events", "$1")}
      SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM queued)::int AS deliveries,
        (SELECT count(*) FROM replays)::int AS replays, (SELECT count(*) FROM audited)::int AS audited`,
     [
@@ -178,6 +175,15 @@ async function deleteAndWriteEvents(
       a.ip,
       JSON.stringify(a.details),
     ],
+  );
+  // An `item.deleted` that no active subscription's filter let through has no delivery to wait for: erase it now,
+  // in the same transaction (a sibling CTE could not see the row the statement above inserted).
+  const deletedEventIds = events.filter((e) => e.type === "item.deleted").map((e) => e.id);
+  await q(
+    `UPDATE webhook_events e SET payload = ${ERASED_PAYLOAD_SQL("e")}, erased_at = $2::timestamptz
+     WHERE e.company_id = $3 AND e.id = ANY ($1::text[])
+       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`,
+    [deletedEventIds, deletion.deletedAt, deletion.companyId],
   );
   return Number(rows[0]?.deliveries ?? 0);
 }

@@ -38,6 +38,7 @@ import {
   type ErrorCode,
 } from "@stageline/shared";
 import { API_OPERATIONS, API_TAGS, API_VERSION, type ApiDeprecation, type ApiOperation } from "./operations";
+import { EVENT_PAYLOAD_COMPONENTS, webhookEventsSection } from "./webhook-events";
 
 /** The name of the API-key security scheme in `components.securitySchemes`. */
 export const API_KEY_SCHEME = "ApiKeyAuth";
@@ -312,6 +313,7 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
     security: [{ [API_KEY_SCHEME]: [] }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: webhookEventsSection(),
     components: {
       securitySchemes: {
         [API_KEY_SCHEME]: {
@@ -329,6 +331,8 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         Stage: StageSchema,
         Status: StatusSchema,
         PipelineField: PipelineFieldSchema,
+        // Delivery bodies of update events (`webhooks` below; CONTRACT "Previous values in update events").
+        ...EVENT_PAYLOAD_COMPONENTS,
         WebhookSubscription: WebhookSubscriptionSchema,
         WebhookSubscriptionCreated: WebhookSubscriptionCreatedSchema,
         WebhookDelivery: WebhookDeliverySchema,
