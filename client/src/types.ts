@@ -34,6 +34,8 @@ export type WebhookFilter = NonNullable<WebhookSubscription["filter"]>;
 export type ItemChangedEvent = Schemas["ItemChangedEvent"];
 /** Body of a `task.updated` / `task.completed` delivery: the task after the change, `changed_fields` and `previous`. */
 export type TaskChangedEvent = Schemas["TaskChangedEvent"];
+/** Body of an `item.deleted` delivery: the item's last state plus `deleted_at`. */
+export type ItemDeletedEvent = Schemas["ItemDeletedEvent"];
 /** An event name of the catalogue (what `webhooks.subscribe` takes as `event`). */
 export type WebhookEventName = keyof webhooks & string;
 /**

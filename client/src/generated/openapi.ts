@@ -645,6 +645,28 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        ItemDeletedEvent: {
+            item_id: string;
+            short_id: string;
+            name: string;
+            pipeline: string;
+            pipeline_id: string;
+            stage: string;
+            stage_id: string;
+            status: string;
+            status_id: string;
+            contact_id: string | null;
+            source: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+            /** Format: date-time */
+            deleted_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         DuplicateMatch: {
             item_id: string;
             short_id: string;
@@ -2974,28 +2996,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    item_id: string;
-                    short_id: string;
-                    name: string;
-                    pipeline: string;
-                    pipeline_id: string;
-                    stage: string;
-                    stage_id: string;
-                    status: string;
-                    status_id: string;
-                    contact_id: string | null;
-                    source: string | null;
-                    /** Format: date-time */
-                    created_at: string;
-                    /** Format: date-time */
-                    updated_at: string;
-                    version: number;
-                    /** Format: date-time */
-                    deleted_at: string;
-                } & {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["ItemDeletedEvent"];
             };
         };
         responses: {

@@ -28,6 +28,7 @@ SENT["task.completed"] = SENT["task.updated"];
 export const EVENT_PAYLOAD_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   ItemChangedEvent: SENT["item.updated"],
   TaskChangedEvent: SENT["task.updated"],
+  ItemDeletedEvent: SENT["item.deleted"],
 };
 
 const deliveryHeaders = z.object({

@@ -8,6 +8,7 @@
  * made in the console (services/webhook-endpoints.ts) share the table, limit and delivery engine but read as
  * unknown (404) here, so the REST-hook contract (one `event` per subscription) holds.
  */
+import { eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import {
   EVENT_NAMES,
   MAX_SUBSCRIPTIONS_PER_COMPANY,
@@ -140,6 +141,7 @@ export async function unsubscribe(ctx: AppContext, companyId: string, subscripti
   if (!(await subscriptions.deleteSubscription(ctx.prisma, restHooksOf(companyId), subscriptionId))) {
     throw notFound("Webhook subscription", subscriptionId);
   }
+  await eraseFinishedDeletedItemEvents(ctx.prisma); // CONTRACT "Item deletion and erasure": its deliveries went with it
 }
 
 /**
@@ -238,8 +240,13 @@ export async function requeueDelivery(
         "Delete it and subscribe again once the target URL accepts deliveries.",
     );
   }
-  if (!(await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date()))) {
-    throw notFound("Webhook delivery", deliveryId);
+  const requeued = await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date());
+  if (requeued === "missing") throw notFound("Webhook delivery", deliveryId);
+  if (requeued === "erased") {
+    throw domainError(
+      "payload_erased",
+      `Webhook delivery ${deliveryId} cannot be sent again: its item was deleted and the body was erased with it (CONTRACT "Item deletion and erasure").`,
+    );
   }
   ctx.eventsCommitted();
 }
