@@ -48,6 +48,7 @@ export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): Webh
     disabled_at: row.disabledAt?.toISOString() ?? null,
     disabled_reason: row.disabledAt ? row.disabledReason : null,
     failing_since: health.failingSince?.toISOString() ?? null,
+    filter: null, // placeholder until the events-filters branch stores filters (keeps the server compiling)
     next_attempt_at: health.nextAttemptAt?.toISOString() ?? null,
   };
 }
