@@ -595,7 +595,9 @@ const TRIM_CHARACTERS = " \t\r\n";
 /**
  * The SQL condition "this item's `criterion.field` equals the input value". Text is compared trimmed and
  * case-insensitively on both sides (`lower(btrim(...))`), which also normalizes emails; numbers and booleans are
- * compared as JSON values. Field keys and values are bound parameters, never spliced into the SQL.
+ * compared as JSON values. Field keys and values are bound parameters, never spliced into the SQL. A custom-field
+ * condition also tests containment in `stageline_match_metadata(metadata)` (the metadata normalized the same way),
+ * which the GIN index items_match_metadata_idx answers: the cost follows the matches, not the pipeline's size.
  */
 function duplicateCondition(criterion: DuplicateCriterion): Prisma.Sql {
   const normalize = (expr: Prisma.Sql) => Prisma.sql`lower(btrim(${expr}, ${TRIM_CHARACTERS}))`;
@@ -603,12 +605,17 @@ function duplicateCondition(criterion: DuplicateCriterion): Prisma.Sql {
   if (criterion.kind === "column") {
     return Prisma.sql`${normalize(DUPLICATE_COLUMNS[criterion.field])} = ${input(criterion.value)}`;
   }
+  // The containment test is answered by the GIN index items_match_metadata_idx (migration
+  // 20261126300001_item_match_index), so a search reads the matching items only; the exact comparison follows.
+  const indexed = (value: Prisma.Sql) =>
+    Prisma.sql`stageline_match_metadata(i.metadata) @> jsonb_build_object(${criterion.field}::text, ${value})`;
   if (typeof criterion.value === "string") {
-    return Prisma.sql`(jsonb_typeof(i.metadata -> ${criterion.field}::text) = 'string' AND ${normalize(
+    return Prisma.sql`(${indexed(input(criterion.value))} AND jsonb_typeof(i.metadata -> ${criterion.field}::text) = 'string' AND ${normalize(
       Prisma.sql`i.metadata ->> ${criterion.field}::text`,
     )} = ${input(criterion.value)})`;
   }
-  return Prisma.sql`i.metadata -> ${criterion.field}::text = ${JSON.stringify(criterion.value)}::jsonb`;
+  const json = JSON.stringify(criterion.value);
+  return Prisma.sql`(${indexed(Prisma.sql`${json}::jsonb`)} AND i.metadata -> ${criterion.field}::text = ${json}::jsonb)`;
 }
 
 /** A duplicate-search hit: the item id and the fields that matched, in criteria order. */
