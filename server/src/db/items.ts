@@ -489,21 +489,6 @@ async function insertItemRun(
 }
 
 /**
- * `insertItemWithEvent` without an idempotency key, as one statement of the open transaction `q` (db/sql.ts
- * `SqlRunner.transaction`): the upsert (services/item-upsert.ts) creates under its match locks and stores its
- * idempotent response itself, in the same transaction.
- * @returns as `insertItemWithEvent`: `shortId` null when the pipeline is not the company's or is archived,
- * `companyGone` when the company no longer exists.
- */
-export function insertItemWithEventIn(
-  q: TransactionQuery,
-  item: ItemToInsert,
-  event: ItemEventToInsert,
-): Promise<{ shortId: string | null; deliveries: number; companyGone: boolean }> {
-  return insertItemRun(q, insertItemParams(item, event));
-}
-
-/**
  * The CTEs that lock the company's row, then the pipeline's (`FOR KEY SHARE`, the lock the items' foreign keys take
  * anyway, shared by concurrent creates), and only then take the next short-id number (`short`), when `condition`
  * (SQL) holds. Why: an operator may delete the pipeline, or the company with everything in it, while creates are in
@@ -655,27 +640,72 @@ export interface DuplicateHit {
  * Done in one parameterized SQL query (`$queryRaw`), or, given an open transaction's `TransactionQuery` (the
  * upsert's, under its match locks: services/item-upsert.ts), the same statement through it.
  */
-export async function findDuplicateHits(
-  db: Db | TransactionQuery,
-  search: { companyId: string; pipelineId: string; criteria: DuplicateCriterion[]; match: "any" | "all"; limit: number },
-): Promise<DuplicateHit[]> {
+export async function findDuplicateHits(db: Db | TransactionQuery, search: DuplicateSearch): Promise<DuplicateHit[]> {
   if (search.criteria.length === 0) return [];
-  const conditions = search.criteria.map(duplicateCondition);
-  const matched = Prisma.join(
-    search.criteria.map((c, i) => Prisma.sql`CASE WHEN ${conditions[i]!} THEN ${c.field}::text END`),
-  );
-  const filter = Prisma.join(conditions, search.match === "all" ? " AND " : " OR ");
-  const statement = Prisma.sql`
-    SELECT m.id, m.matched_on FROM (
-      SELECT i.id, i.created_at, array_remove(ARRAY[${matched}], NULL) AS matched_on
-      FROM items i
-      WHERE i.company_id = ${search.companyId} AND i.pipeline_id = ${search.pipelineId} AND (${filter})
-    ) m
-    ORDER BY cardinality(m.matched_on) DESC, m.created_at DESC, m.id DESC
-    LIMIT ${search.limit}`;
+  const statement = duplicateHitsSql(search);
   const rows =
     typeof db === "function"
       ? await db<{ id: string; matched_on: string[] }>(statement.text, statement.values)
       : await db.$queryRaw<{ id: string; matched_on: string[] }[]>(statement);
   return rows.map((r) => ({ id: r.id, matchedOn: r.matched_on }));
+}
+
+/** What `findDuplicateHits` searches: the company's pipeline, the criteria, how they combine, at most `limit` hits. */
+export interface DuplicateSearch {
+  companyId: string;
+  pipelineId: string;
+  criteria: DuplicateCriterion[];
+  match: "any" | "all";
+  limit: number;
+}
+
+/** The statement of `findDuplicateHits`: rows `id`, `matched_on`, `created_at`, best match first. */
+function duplicateHitsSql(search: DuplicateSearch): Prisma.Sql {
+  const conditions = search.criteria.map(duplicateCondition);
+  const matched = Prisma.join(
+    search.criteria.map((c, i) => Prisma.sql`CASE WHEN ${conditions[i]!} THEN ${c.field}::text END`),
+  );
+  const filter = Prisma.join(conditions, search.match === "all" ? " AND " : " OR ");
+  return Prisma.sql`
+    SELECT m.id, m.matched_on, m.created_at FROM (
+      SELECT i.id, i.created_at, array_remove(ARRAY[${matched}], NULL) AS matched_on
+      FROM items i
+      WHERE i.company_id = ${search.companyId} AND i.pipeline_id = ${search.pipelineId} AND (${filter})
+    ) m
+    ORDER BY cardinality(m.matched_on) DESC, m.created_at DESC, m.id DESC
+    LIMIT ${search.limit}::int`;
+}
+
+/**
+ * The upsert's create (services/item-upsert.ts), in ONE statement of its open transaction `q`: the match query of
+ * `findDuplicateHits` for `search`, and, only when it finds nothing, the insert of `insertItemWithEvent` (no
+ * short-id number is taken otherwise). Saves the upsert a round trip on its create path; the statement runs after the
+ * match locks, so its snapshot sees every upsert of the same keys that committed before.
+ * @returns `hits` (best match first) when something matched, and nothing was written; else as
+ * `insertItemWithEvent` without a key: `shortId` null when the pipeline is not the company's or is archived,
+ * `companyGone` when the company no longer exists.
+ */
+export async function insertItemUnlessMatchIn(
+  q: TransactionQuery,
+  item: ItemToInsert,
+  event: ItemEventToInsert,
+  search: DuplicateSearch,
+): Promise<{ hits: DuplicateHit[] } | { shortId: string | null; deliveries: number; companyGone: boolean }> {
+  const params = insertItemParams(item, event);
+  const hits = duplicateHitsSql(search);
+  // The match statement's own placeholders ($1..$n) follow the insert's.
+  const hitsText = hits.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + params.length}`);
+  const [row] = await q<{ short_id: string | null; deliveries: number; companies: number; hits: { id: string; matched_on: string[] }[] | null }>(
+    `WITH hits AS MATERIALIZED (
+       SELECT h.id, h.matched_on, row_number() OVER (ORDER BY cardinality(h.matched_on) DESC, h.created_at DESC, h.id DESC) AS ord
+       FROM (${hitsText}) h
+     ), ${lockedPipelineCtes("NOT EXISTS (SELECT 1 FROM hits)")}, ${INSERT_ITEM_CTES}
+     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+       (SELECT count(*) FROM company_row)::int AS companies,
+       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`,
+    [...params, ...hits.values],
+  );
+  const found = row?.hits ?? [];
+  if (found.length > 0) return { hits: found.map((h) => ({ id: h.id, matchedOn: h.matched_on })) };
+  return { shortId: row?.short_id ?? null, deliveries: Number(row?.deliveries ?? 0), companyGone: Number(row?.companies) === 0 };
 }

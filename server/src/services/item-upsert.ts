@@ -111,19 +111,26 @@ export async function upsertItem(ctx: AppContext, companyId: string, input: Item
     if (state === "archived") throw pipelineArchived(structure.name);
     if (state === "missing") throw new InsertRefused();
     const search = { companyId, pipelineId: structure.id, criteria, match: detection.match, limit: MAX_DUPLICATE_MATCHES };
+    // The create it would make (pure; its failures, e.g. a required field missing, count only if it creates).
+    const create = planCreate(companyId, structure, createPlacement, input);
     let latestVersion = 0;
     for (let round = 1; round <= MATCH_ATTEMPTS; round++) {
-      const hits = await items.findDuplicateHits(q, search);
-      if (hits.length > 1) throw ambiguousMatch(structure.name, hits.map((h) => h.id));
-      if (hits.length === 0) {
-        const plan = planCreate(companyId, structure, createPlacement, input);
-        if (!plan.ok) throw invalidReference(plan.errors);
-        const { shortId, companyGone } = await items.insertItemWithEventIn(q, plan.value.row, plan.value.event);
-        if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
-        if (shortId === null) throw new InsertRefused();
-        const item = { ...plan.value.created, short_id: shortId };
+      // With a valid create, one statement looks for the match and creates only when there is none.
+      const found = create.ok
+        ? await items.insertItemUnlessMatchIn(q, create.value.row, create.value.event, search)
+        : { hits: await items.findDuplicateHits(q, search) };
+      if (!("hits" in found)) {
+        if (found.companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
+        if (found.shortId === null || !create.ok) throw new InsertRefused();
+        const item = { ...create.value.created, short_id: found.shortId };
         await store(q, claim, 201, item, "created");
         return { result: "created", item, wrote: true };
+      }
+      const { hits } = found;
+      if (hits.length > 1) throw ambiguousMatch(structure.name, hits.map((h) => h.id));
+      if (hits.length === 0) {
+        if (!create.ok) throw invalidReference(create.errors);
+        throw new Error("insertItemUnlessMatchIn reported no match and no insert outcome"); // unreachable
       }
       const current = await items.readPipelineItemIn(q, companyId, hits[0]!.id, structure);
       if (!current) continue; // deleted after the match query: look again
