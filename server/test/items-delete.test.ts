@@ -77,7 +77,7 @@ describe("items: delete", () => {
     expect((await del(item.item_id, "?version=2")).status).toBe(204);
   });
 
-  it("refuses a malformed version (400) and a request body (400), deleting nothing", async () => {
+  it("refuses a malformed version (400) and a request body (400, JSON or not), deleting nothing; an empty {} is accepted", async () => {
     const item = await newItem();
     for (const q of ["?version=0", "?version=abc", "?version=1.5", "?version=99999999999"]) {
       const res = await del(item.item_id, q);
@@ -86,7 +86,14 @@ describe("items: delete", () => {
     }
     const withBody = await api("DELETE", `/v1/ext/items/${item.item_id}`, { version: 1 });
     expect(withBody.status).toBe(400);
+    const textBody = await fetch(`${t.url}/v1/ext/items/${item.item_id}`, {
+      method: "DELETE",
+      headers: { "x-api-key": t.apiKey, "content-type": "text/plain" },
+      body: "version=1",
+    });
+    expect(textBody.status).toBe(400);
     expect((await api("GET", `/v1/ext/items/${item.item_id}`)).status).toBe(200);
+    expect((await api("DELETE", `/v1/ext/items/${item.item_id}`, {})).status).toBe(204);
   });
 
   it("unlinks the item's tasks (item_id null), each with a task.updated event; a task cannot link to it afterwards (422)", async () => {
