@@ -5,6 +5,7 @@
  * The whole-database erasure proof (a dump holds the marker zero times) is item-erasure-dump.test.ts.
  */
 import { ItemDeletedEventSchema, TaskChangedEventSchema } from "@stageline/shared";
+import { purgeWebhookLog } from "../src/webhooks/retention";
 import { startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
@@ -76,7 +77,7 @@ describe("items: delete", () => {
     expect((await del(item.item_id, "?version=2")).status).toBe(204);
   });
 
-  it("refuses a malformed version (400) and a request body (400), deleting nothing", async () => {
+  it("refuses a malformed version (400) and a request body (400, JSON or not), deleting nothing; an empty {} is accepted", async () => {
     const item = await newItem();
     for (const q of ["?version=0", "?version=abc", "?version=1.5", "?version=99999999999"]) {
       const res = await del(item.item_id, q);
@@ -85,7 +86,14 @@ describe("items: delete", () => {
     }
     const withBody = await api("DELETE", `/v1/ext/items/${item.item_id}`, { version: 1 });
     expect(withBody.status).toBe(400);
+    const textBody = await fetch(`${t.url}/v1/ext/items/${item.item_id}`, {
+      method: "DELETE",
+      headers: { "x-api-key": t.apiKey, "content-type": "text/plain" },
+      body: "version=1",
+    });
+    expect(textBody.status).toBe(400);
     expect((await api("GET", `/v1/ext/items/${item.item_id}`)).status).toBe(200);
+    expect((await api("DELETE", `/v1/ext/items/${item.item_id}`, {})).status).toBe(204);
   });
 
   it("unlinks the item's tasks (item_id null), each with a task.updated event; a task cannot link to it afterwards (422)", async () => {
@@ -132,6 +140,49 @@ describe("items: delete", () => {
       for (const e of events) expect(e.payload).toEqual({ item_id: item.item_id, erased: true });
     } finally {
       await api("DELETE", `/v1/ext/webhooks/${hook.body.id}`);
+    }
+  });
+
+  it("erases the item.deleted body when its delivery fails for good (a 4xx), and when its subscription is deleted while it is pending", async () => {
+    receiver.respondWith((req) => (req.path === "/refuses" ? { status: 400 } : req.path === "/down" ? { status: 503 } : undefined));
+    const refuses = (await api("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/refuses`, event: "item.deleted" })).body;
+    const down = (await api("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/down`, event: "item.deleted" })).body;
+    try {
+      const item = await newItem({ name: "Two endings" });
+      expect((await del(item.item_id)).status).toBe(204);
+      const deletedEvent = async () => (await eventsOf(item.item_id)).find((e) => e.type === "item.deleted")!;
+      // One delivery failed for good, the other is still pending (retrying): the body is kept.
+      await waitUntil(async () => (await api("GET", `/v1/ext/webhooks/${refuses.id}/deliveries`)).body[0]?.state === "failed", "the 400");
+      await waitUntil(async () => (await t.server.ctx.prisma.webhookAttempt.count({ where: { delivery: { subscriptionId: down.id } } })) > 0, "a 503");
+      expect((await deletedEvent()).erasedAt).toBeNull();
+      expect(JSON.stringify((await deletedEvent()).payload)).toContain("Two endings");
+      // Unsubscribing the pending one ends the last delivery: the body is erased.
+      expect((await api("DELETE", `/v1/ext/webhooks/${down.id}`)).status).toBe(204);
+      expect((await deletedEvent()).payload).toEqual({ item_id: item.item_id, erased: true });
+      const attempts = await t.server.ctx.prisma.webhookAttempt.findMany({ where: { delivery: { eventId: (await deletedEvent()).id } } });
+      for (const a of attempts) expect(a.responseExcerpt).toBeNull();
+    } finally {
+      receiver.respondWith(() => undefined);
+      await api("DELETE", `/v1/ext/webhooks/${refuses.id}`);
+      await api("DELETE", `/v1/ext/webhooks/${down.id}`);
+    }
+  });
+
+  it("the retention job erases an item.deleted body whose deliveries all ended without the dispatcher erasing it", async () => {
+    receiver.respondWith((req) => (req.path === "/crash" ? { status: 503 } : undefined));
+    const hook = (await api("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/crash`, event: "item.deleted" })).body;
+    try {
+      const item = await newItem({ name: "Missed by a crash" });
+      expect((await del(item.item_id)).status).toBe(204);
+      const deleted = async () => (await eventsOf(item.item_id)).find((e) => e.type === "item.deleted")!;
+      expect((await deleted()).erasedAt).toBeNull(); // its delivery is pending (the target answers 503): the body is kept
+      // The delivery ends behind the dispatcher's back, as a crash between recording it and erasing would leave it.
+      await t.server.ctx.prisma.webhookDelivery.updateMany({ where: { eventId: (await deleted()).id }, data: { state: "failed", completedAt: new Date() } });
+      await purgeWebhookLog(t.server.ctx.prisma, { retentionDays: 30, intervalMs: 600_000, batchSize: 500 }, new Date());
+      expect((await deleted()).payload).toEqual({ item_id: item.item_id, erased: true });
+    } finally {
+      receiver.respondWith(() => undefined);
+      await api("DELETE", `/v1/ext/webhooks/${hook.id}`);
     }
   });
 

@@ -49,24 +49,28 @@ export async function eraseDeletedItemEventIfFinished(prisma: PrismaClient, deli
 }
 
 /**
- * Erases the bodies of up to `limit` `item.deleted` events, of every company, whose deliveries are all over or
- * gone (a subscription deleted by unsubscribe, by the console or by a target's `410 Gone`, or disabled). Walks the
- * partial index of unerased `item.deleted` events (migration 20261126100000_item_delete_erasure), which holds only
- * the deletions whose deliveries are still pending, so its cost follows them, not the event log.
+ * Erases the bodies of up to `limit` `item.deleted` events whose deliveries are all over or gone (a subscription
+ * deleted by unsubscribe, by the console or by a target's `410 Gone`, or disabled): those of company `companyId`
+ * (after that company's subscription went), or of every company (the retention job's safety net, when `companyId`
+ * is null). Walks the partial index of unerased `item.deleted` events (migration 20261126100000_item_delete_erasure,
+ * on (company_id, created_at)), which holds only the deletions whose deliveries are still pending: a company's sweep
+ * reads that company's rows only, so one company's backlog of pending deliveries never slows another's unsubscribe.
  * @returns how many bodies were erased.
  */
-export async function eraseFinishedDeletedItemEvents(prisma: PrismaClient, limit = 500): Promise<number> {
+export async function eraseFinishedDeletedItemEvents(prisma: PrismaClient, companyId: string | null, limit = 500): Promise<number> {
   const rows = await query<{ id: string }>(
     prisma,
     `WITH erased AS (
        UPDATE webhook_events e SET payload = ${ERASED_PAYLOAD_SQL("e")}, erased_at = now()
        WHERE e.id IN (
-         SELECT e.id FROM webhook_events e WHERE ${FINISHED} ORDER BY e.created_at LIMIT $1::int FOR UPDATE SKIP LOCKED
+         SELECT e.id FROM webhook_events e
+         WHERE ${FINISHED} AND ($2::text IS NULL OR e.company_id = $2::text)
+         ORDER BY e.created_at LIMIT $1::int FOR UPDATE SKIP LOCKED
        ) AND ${FINISHED}
        RETURNING e.id
      ), ${EXCERPTS_CTE}
      SELECT id FROM erased`,
-    [limit],
+    [limit, companyId],
   );
   return rows.length;
 }

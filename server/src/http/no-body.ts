@@ -7,13 +7,19 @@ import type { Request } from "express";
 import { DomainError } from "@stageline/shared";
 
 /**
- * Throws unless the request carried no body, or an empty one (`{}` or nothing after JSON parsing).
+ * Throws unless the request carried no body, or an empty JSON object (`{}`, which some HTTP clients send with every
+ * request). A body the JSON parser did not read (another content type) counts as a body when it has a length or is
+ * chunked.
  * @throws DomainError 400 `validation_failed`.
  */
 export function rejectBody(req: Request): void {
   const body: unknown = req.body;
-  if (body === undefined || body === null || body === "") return;
-  if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0) return;
+  if (body === undefined || body === null) {
+    const length = Number(req.headers["content-length"] ?? 0);
+    if (!(length > 0) && req.headers["transfer-encoding"] === undefined) return;
+  } else if (typeof body === "object" && !Array.isArray(body) && Object.keys(body).length === 0) {
+    return;
+  }
   throw new DomainError("validation_failed", "This operation takes no request body. Send optional parameters in the query string (e.g. ?version=3).", {
     errors: [{ path: "body", message: "Leave the body out." }],
   });

@@ -141,7 +141,7 @@ export async function unsubscribe(ctx: AppContext, companyId: string, subscripti
   if (!(await subscriptions.deleteSubscription(ctx.prisma, restHooksOf(companyId), subscriptionId))) {
     throw notFound("Webhook subscription", subscriptionId);
   }
-  await eraseFinishedDeletedItemEvents(ctx.prisma); // CONTRACT "Item deletion and erasure": its deliveries went with it
+  await eraseFinishedDeletedItemEvents(ctx.prisma, companyId); // CONTRACT "Item deletion and erasure": its deliveries went with it
 }
 
 /**

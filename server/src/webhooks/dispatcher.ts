@@ -432,7 +432,7 @@ export class WebhookDispatcher {
         return outcome;
       case "gone":
         await deleteGoneSubscription(this.ctx.prisma, d.subscriptionId);
-        await eraseFinishedDeletedItemEvents(this.ctx.prisma); // its item.deleted deliveries went with it
+        await eraseFinishedDeletedItemEvents(this.ctx.prisma, d.companyId); // its item.deleted deliveries went with it
         this.logger.warn(log, "webhook target answered 410 Gone: subscription deleted");
         return outcome;
       case "failed":
@@ -477,7 +477,7 @@ export class WebhookDispatcher {
     });
     if (disabled) {
       this.logger.warn({ subscriptionId: d.subscriptionId, reason }, "webhook subscription disabled");
-      await eraseFinishedDeletedItemEvents(this.ctx.prisma); // its pending item.deleted deliveries ended as failed
+      await eraseFinishedDeletedItemEvents(this.ctx.prisma, d.companyId); // its pending item.deleted deliveries ended as failed
     }
   }
 

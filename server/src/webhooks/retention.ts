@@ -63,7 +63,7 @@ export async function purgeWebhookLog(
   // CONTRACT "Item deletion and erasure": the safety net for item.deleted bodies whose last delivery ended without
   // the dispatcher erasing them (a crash in between, a subscription deleted): erase them now.
   for (let more = true; more && !shouldStop(); ) {
-    more = (await eraseFinishedDeletedItemEvents(prisma, policy.batchSize)) === policy.batchSize;
+    more = (await eraseFinishedDeletedItemEvents(prisma, null, policy.batchSize)) === policy.batchSize;
     if (more) await yieldToOthers();
   }
   // Deliveries first: their events can go only once no delivery references them.

@@ -7,9 +7,10 @@ ALTER TABLE "webhook_events" ADD COLUMN "erased_at" TIMESTAMPTZ(3);
 -- item's earlier events is an index lookup, never a scan of the company's events.
 CREATE INDEX "webhook_events_company_id_resource_id_idx" ON "webhook_events"("company_id", "resource_id");
 
--- `item.deleted` events whose body still holds the item's last state: each is erased once its last delivery ends.
--- Partial (Prisma cannot declare it): the sweep reads only these few rows, whatever the size of the event log.
-CREATE INDEX "webhook_events_deleted_item_unerased_idx" ON "webhook_events"("created_at") WHERE "type" = 'item.deleted' AND "erased_at" IS NULL;
+-- `item.deleted` events whose body still holds the item's last state, per company: each is erased once its last
+-- delivery ends. Partial (Prisma cannot declare it): a sweep reads only these rows (of one company after that
+-- company's unsubscribe), whatever the size of the event log.
+CREATE INDEX "webhook_events_deleted_item_unerased_idx" ON "webhook_events"("company_id", "created_at") WHERE "type" = 'item.deleted' AND "erased_at" IS NULL;
 
 -- Stored Idempotency-Key responses by the resource they created (`location`): a deleted item's stored create
 -- response is found with an index lookup. Partial: error responses have no location.
