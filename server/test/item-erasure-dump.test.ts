@@ -82,6 +82,13 @@ describe("item erasure against a whole-database dump", () => {
     const replay = await call("POST", "/v1/ext/items", create(`Deal ${marker}`, marker), { "idempotency-key": idempotencyKey });
     expect(replay.status).toBe(201);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    // An upsert that updates the item answers 200 without Location: its stored response must be erased too.
+    const upsertBody = { ...create(`Deal ${marker}`, marker), metadata: { email: `${marker}@example.com`, deal_value: 1300 } };
+    const upsertKey = `erasure-upsert-${marker}`.slice(0, 24);
+    const upserted = await call("POST", "/v1/ext/items/upsert", upsertBody, { "idempotency-key": upsertKey });
+    expect(upserted.status).toBe(200);
+    expect(upserted.headers.get("stageline-upsert")).toBe("updated");
+    expect(upserted.body.item_id).toBe(itemId);
     expect((await call("PATCH", `/v1/ext/items/${itemId}`, { name: `Renamed ${marker}`, metadata: { email: `new-${marker}@example.com` } })).status).toBe(200);
     expect((await call("PATCH", `/v1/ext/items/${itemId}`, { stage_id: stages[1].id })).status).toBe(200);
     for (const title of ["Call", "Send proposal"]) {
@@ -95,10 +102,10 @@ describe("item erasure against a whole-database dump", () => {
     // Deliveries happen (each echoed back), and the stage_changed target keeps failing: that delivery is pending.
     const echoed = (event: string) => receiver.accepted("/echo").filter((r) => r.headers["x-webhook-event"] === event).length;
     await receiver.waitFor(
-      () => echoed("item.created") >= 1 && echoed("item.updated") >= 2 && echoed("task.created") >= 2,
-      "item.created, two item.updated and two task.created deliveries",
+      () => echoed("item.created") >= 1 && echoed("item.updated") >= 3 && echoed("task.created") >= 2,
+      "item.created, three item.updated and two task.created deliveries",
     );
-    expect(receiver.accepted("/echo").filter((r) => r.body.toString().includes(marker)).length).toBe(3); // the item's bodies
+    expect(receiver.accepted("/echo").filter((r) => r.body.toString().includes(marker)).length).toBe(4); // the item's bodies
     await receiver.waitFor(() => receiver.requests.some((r) => r.path === "/fail"), "a failed item.stage_changed attempt");
     expect((await deliveriesOf(hooks["item.stage_changed"]!))[0].state).toBe("pending");
 
@@ -123,6 +130,11 @@ describe("item erasure against a whole-database dump", () => {
     const replayAfter = await call("POST", "/v1/ext/items", create(`Deal ${marker}`, marker), { "idempotency-key": idempotencyKey });
     expect(replayAfter.status).toBe(410);
     expect(replayAfter.text).not.toContain(marker);
+    const upsertReplayAfter = await call("POST", "/v1/ext/items/upsert", upsertBody, { "idempotency-key": upsertKey });
+    expect(upsertReplayAfter.status).toBe(410);
+    expect(upsertReplayAfter.body.code).toBe("payload_erased");
+    expect(upsertReplayAfter.headers.get("stageline-upsert")).toBeNull();
+    expect(upsertReplayAfter.text).not.toContain(marker);
 
     // A control item, never deleted: the dumps must find its marker (they do read the data).
     expect((await call("POST", "/v1/ext/items", create(`Deal ${control}`, control))).status).toBe(201);

@@ -41,6 +41,11 @@ export interface ResponseToStore {
   location: string | null;
   /** Extra headers to replay with it (e.g. `Stageline-Upsert`); none when absent. */
   headers?: Record<string, string>;
+  /**
+   * The item whose values `body` holds when `location` does not name it (an upsert that updated: 200 without
+   * Location), so that deleting the item finds and erases this response (db/item-delete.ts).
+   */
+  itemId?: string;
 }
 
 /**
@@ -179,17 +184,18 @@ export async function storeResponse(
  * Parameters: `storeParams`.
  */
 const STORE_UNLESS_UNEXPIRED = `INSERT INTO idempotency_keys AS k (company_id, key, request_hash, status, response_body, location,
-    response_headers, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $8::jsonb, now(), now() + make_interval(secs => $7::int))
+    response_headers, item_id, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $8::jsonb, $9, now(), now() + make_interval(secs => $7::int))
   ON CONFLICT (company_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
     response_body = EXCLUDED.response_body, location = EXCLUDED.location, response_headers = EXCLUDED.response_headers,
+    item_id = EXCLUDED.item_id,
     created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
   WHERE k.expires_at <= now()
   RETURNING true AS stored`;
 
 function storeParams(claim: IdempotencyClaim, response: ResponseToStore): unknown[] {
   const headers = response.headers && Object.keys(response.headers).length > 0 ? JSON.stringify(response.headers) : null;
-  return [claim.companyId, claim.key, claim.requestHash, response.status, response.body, response.location, claim.ttlSeconds, headers];
+  return [claim.companyId, claim.key, claim.requestHash, response.status, response.body, response.location, claim.ttlSeconds, headers, response.itemId ?? null];
 }
 
 /** One statement in an interactive Prisma transaction or an open `SqlRunner.transaction`. */

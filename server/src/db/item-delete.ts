@@ -62,7 +62,8 @@ export type ItemDeletionOutcome =
  *    `{ item_id, erased: true }`, `erased_at` set; ends their pending deliveries as failed (their queues locked
  *    first, in id order, as the dispatcher does) and clears their attempts' response excerpts (a target may echo
  *    the body back);
- * 4. replaces the stored Idempotency-Key responses of its create (found by `location`) with `erasedReplay` (410),
+ * 4. replaces the stored Idempotency-Key responses that hold its values (its create's, found by `location`, and an
+ *    upsert's, found by `item_id`) with `erasedReplay` (410),
  *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row, and writes the events with one
  *    delivery per subscriber (outbox). An `item.deleted` that no active subscription receives (none subscribed, or
  *    every filter excludes it) is erased right after, in the same transaction; otherwise its body is erased when
@@ -128,8 +129,8 @@ async function deleteAndWriteEvents(
   const a = deletion.audit;
   const rows = await q<{ deleted: number; deliveries: number }>(
     `WITH replays AS (
-       UPDATE idempotency_keys SET status = 410, response_body = $5, location = NULL
-       WHERE company_id = $1 AND location = $4
+       UPDATE idempotency_keys SET status = 410, response_body = $5, location = NULL, response_headers = NULL, item_id = NULL
+       WHERE company_id = $1 AND (location = $4 OR item_id = $2)
        RETURNING key
      ), audited AS (
        INSERT INTO audit_events (id, company_id, actor_type, actor_id, actor_label, action, target_type, target_id,

@@ -69,7 +69,7 @@ export async function deleteItem(ctx: AppContext, companyId: string, itemId: str
     deletedAt,
     location: resourceLocation("items", itemId),
     erasedReplay: JSON.stringify(
-      createProblem("payload_erased", `Item ${itemId}, which this request created, was deleted; its stored response was erased with it.`),
+      createProblem("payload_erased", `Item ${itemId}, which this request created or changed, was deleted; its stored response was erased with it.`),
     ),
     endedReason: ENDED_REASON,
     audit: auditRow({

@@ -173,7 +173,10 @@ export function upsertHeaders(result: UpsertResult): Record<string, string> {
   return { [UPSERT_RESULT_HEADER]: result };
 }
 
-/** With a claim, stores the response in the upsert's transaction (replayed with the same header and `Location`). */
+/**
+ * With a claim, stores the response in the upsert's transaction (replayed with the same header and `Location`),
+ * tagged with the item's id so that deleting the item erases it (CONTRACT "Item deletion and erasure").
+ */
 async function store(q: TransactionQuery, claim: IdempotencyClaim | undefined, status: 200 | 201, item: Item, result: UpsertResult) {
   if (!claim) return;
   await storeResponse(q, claim, {
@@ -181,6 +184,8 @@ async function store(q: TransactionQuery, claim: IdempotencyClaim | undefined, s
     body: JSON.stringify(item),
     location: status === 201 ? resourceLocation("items", item.item_id) : null,
     headers: upsertHeaders(result),
+    itemId: item.item_id, // a 200 has no Location: this is how deleting the item finds (and erases) it
+
   });
 }
 
