@@ -2,7 +2,7 @@
  * The migrated, empty PGlite database every in-memory test server starts from (issue 27): initdb and the migration
  * history run once, in a child process, and the result is dumped to a tar in the OS temp directory; each test
  * server then loads that tar (`Config.databaseTemplate`, db/database.ts) instead of running initdb and every
- * migration again. A start from the template costs about half of a fresh one on this machine (README of docs/testing.md).
+ * migration again. A start from the template costs about half of a fresh one on this machine (docs/testing.md).
  *
  * The file's name carries a hash of every migration (name and SQL) and of the PGlite version, so a new or edited
  * migration or a PGlite upgrade makes a new template; jest workers that race to make the same one each write their
