@@ -1,7 +1,9 @@
 /**
  * One jest run for the whole repository: unit tests of every package plus the end-to-end suite.
  * TypeScript runs through ts-jest (CommonJS); `@stageline/shared` maps to its source so no build is needed.
+ * docs/testing.md: what each project tests, which need a database, how to run a part of it.
  */
+const os = require('node:os');
 const shared = { '^@stageline/shared$': '<rootDir>/shared/src/index.ts' };
 const base = {
   // n8n/dist holds a copy of n8n/package.json (the build n8n loads): one package name, one place for jest
@@ -16,6 +18,10 @@ const base = {
 const n8nModules = { modulePaths: ['<rootDir>/n8n/node_modules'] };
 module.exports = {
   testTimeout: 30000,
+  // Two workers even on two cores (jest's default there is one, in band): a test file spends much of its time waiting
+  // on its servers, child processes and timers, so a second file fills the gaps (docs/testing.md, issue 27).
+  // JEST_MAX_WORKERS overrides it (1 = in band, for debugging).
+  maxWorkers: Number(process.env.JEST_MAX_WORKERS) || Math.max(2, os.cpus().length - 1),
   projects: [
     { ...base, displayName: 'shared', testMatch: ['<rootDir>/shared/src/**/*.test.ts'] },
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },

@@ -55,7 +55,7 @@ export function adminHandshakePath(dataDir: string): string {
 export async function startServer(overrides: Partial<Config> = {}): Promise<RunningServer> {
   const config: Config = { ...loadConfig(), ...overrides };
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, template: config.databaseTemplate });
   let dispatcher: WebhookDispatcher | undefined;
   let metricsListener: MetricsListener | undefined;
   try {

@@ -1,10 +1,13 @@
 /**
- * The admin CLI end to end: `node server/dist/admin/cli.js` as a child process, (a) while a server runs on the
- * embedded PGlite database of its DATA_DIR (commands go over the server's admin API), and (b) with no server running
- * (the CLI opens the database itself: PGlite in DATA_DIR, or PostgreSQL when TEST_DATABASE_URL is set).
+ * The admin CLI end to end. Most commands run in this process through the CLI's own entry point `runCli(argv, io)`
+ * (server/src/admin/cli.ts: the same parsing, connection choice and output as `node server/dist/admin/cli.js`,
+ * with the environment and the working directory passed in), which spares a cold Node and PGlite per command; a few
+ * tests run the built CLI as a real child process (`runCliProcess`): help, a command through a running server, the
+ * default ./data of the working directory, and the first --init on a database of its own. Commands run (a) while a
+ * server runs on the embedded PGlite database of its DATA_DIR (they go over the server's admin API), and (b) with no
+ * server running (the CLI opens the database itself: PGlite in DATA_DIR, or PostgreSQL when TEST_DATABASE_URL is set).
  *
- * Assumes `server/dist` is current: the root `npm test` runs `pretest` (`npm run build`) first. When running jest
- * directly, run `npx tsc -b` before.
+ * The child-process tests bring `server/dist` up to date first (`tsc -b server`, helpers/server-process.ts).
  */
 import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
@@ -14,11 +17,13 @@ import { CompanyCreatedSchema, KeyCreatedSchema, KeySummarySchema, SCOPES } from
 import { ImportedPipelineSchema, TwoFactorResetSchema, UserCreatedSchema, UserSummarySchema } from "../src/admin/admin-api";
 import { beginSetup, confirmSetup, pendingSetup, twoFactorStatus } from "../src/services/two-factor";
 import { Secret, TOTP } from "otpauth";
+import { runCliInProcess } from "./helpers/cli-server";
+import { ensureServerBuilt } from "./helpers/server-process";
 import { signInOverHttp } from "./helpers/console-browser";
 import { startServer, type RunningServer } from "../src/server";
 import { testConfig } from "./helpers/test-server";
 
-// Every command is a fresh Node process that may open PGlite (WebAssembly start, initdb on a new DATA_DIR).
+// A child-process command is a fresh Node process that may open PGlite (WebAssembly start, initdb on a new DATA_DIR).
 jest.setTimeout(120_000);
 
 const REPO_ROOT = path.resolve(__dirname, "../..");
@@ -30,19 +35,30 @@ interface CliResult {
   stderr: string;
 }
 
-/**
- * Runs the CLI with DATA_DIR / DATABASE_URL as given (nothing else of the database environment leaks in); with
- * `dataDir` undefined DATA_DIR is unset (then give `cwd`, where the default ./data is looked for).
- */
-function runCli(args: string[], db: { dataDir: string | undefined; databaseUrl?: string }, cwd: string = REPO_ROOT): Promise<CliResult> {
+/** The CLI's environment: DATA_DIR / DATABASE_URL as given (nothing else of the database environment leaks in). */
+function cliEnv(db: { dataDir: string | undefined; databaseUrl?: string }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: "test" };
   delete env.DATA_DIR;
   delete env.DATABASE_URL;
   delete env.INIT_CWD;
   if (db.dataDir !== undefined) env.DATA_DIR = db.dataDir;
   if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
+  return env;
+}
+
+/** Runs one CLI command in this process (helpers/cli-server.ts `runCliInProcess`) with the environment of `cliEnv`. */
+function runCli(args: string[], db: { dataDir: string | undefined; databaseUrl?: string }): Promise<CliResult> {
+  return runCliInProcess(args, cliEnv(db), REPO_ROOT);
+}
+
+/**
+ * Runs `node server/dist/admin/cli.js ...args` as a child process with the environment of `cliEnv`; with `dataDir`
+ * undefined DATA_DIR is unset (then give `cwd`, where the default ./data is looked for).
+ */
+function runCliProcess(args: string[], db: { dataDir: string | undefined; databaseUrl?: string }, cwd: string = REPO_ROOT): Promise<CliResult> {
+  ensureServerBuilt();
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, env: cliEnv(db) }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -73,8 +89,8 @@ async function apiGet(server: RunningServer, urlPath: string, key: string) {
 describe("admin CLI usage", () => {
   const db = { dataDir: path.join(os.tmpdir(), "stageline-cli-never-created") };
 
-  it("prints the command list on --help and exits 0", async () => {
-    const res = await runCli(["--help"], db);
+  it("prints the command list on --help and exits 0 (the built CLI, a real process)", async () => {
+    const res = await runCliProcess(["--help"], db);
     expect(res.code).toBe(0);
     for (const command of [
       "companies create",
@@ -173,8 +189,8 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual({ pid: process.pid, url: server.url, token: server.ctx.adminToken });
   });
 
-  it("says on stderr that it went through the running server, and which database that server uses", async () => {
-    const res = await runCli(["users", "list", "--company", companyId, "--json"], db());
+  it("says on stderr that it went through the running server, and which database that server uses (a real process)", async () => {
+    const res = await runCliProcess(["users", "list", "--company", companyId, "--json"], db());
     expect(res.code).toBe(0);
     expect(res.stderr).toBe(`Database: the embedded database in ${path.join(dataDir, "pglite")}, through the running server at ${server.url} (pid ${process.pid}).\n`);
   });
@@ -196,7 +212,7 @@ describe("admin CLI while a server runs on the embedded database", () => {
   it("run without DATA_DIR, looks in ./data of the working directory, and refuses there too without creating it", async () => {
     const cwd = tempDir();
     try {
-      const res = await runCli(["companies", "create", "--name", "Lost"], { dataDir: undefined }, cwd);
+      const res = await runCliProcess(["companies", "create", "--name", "Lost"], { dataDir: undefined }, cwd);
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`(DATA_DIR is not set, so the default ./data in ${cwd})`);
       expect(res.stderr).toContain("--init");
@@ -430,7 +446,7 @@ describe("admin CLI with no server running", () => {
 
   it("opens the database itself; a key it creates authenticates once the server starts", async () => {
     const db = { dataDir, databaseUrl };
-    const first = await runCli(["companies", "create", "--name", "Offline Co", "--json", "--init"], db);
+    const first = await runCliProcess(["companies", "create", "--name", "Offline Co", "--json", "--init"], db); // a real process
     expect(first.stderr).toMatch(databaseUrl ? /^Database: the PostgreSQL database postgresql:\/\/[^\n]+, created now \(--init\)\.\n$/ : /^Database: the embedded database in [^\n]+, created now \(--init\)\.\n$/);
     const company = CompanyCreatedSchema.strict().parse(JSON.parse(first.stdout));
     const keyRes = await runCli(["keys", "create", "--company", company.id, "--name", "Offline key", "--scopes", "items:read", "--json"], db);

@@ -61,6 +61,11 @@ export interface Config {
    * contract's 60). Tests shorten it so waiting out a window takes seconds, not a minute.
    */
   rateLimitWindowSeconds: number;
+  /**
+   * Tests only, never read from the environment: a PGlite data-directory dump an in-memory database (`dataDir`
+   * `memory://`) starts from instead of initdb (db/database.ts `OpenOptions.template`). Undefined = empty cluster.
+   */
+  databaseTemplate?: string;
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */

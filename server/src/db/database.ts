@@ -21,6 +21,11 @@ export interface Database {
   pgPool?: import("pg").Pool;
   /** PostgreSQL schema in use ("public" unless `?schema=` was given). */
   schema: string;
+  /**
+   * PGlite only: the whole data directory as an uncompressed tar (`PGlite.dumpDataDir`), which `OpenOptions.template`
+   * loads again. Undefined on PostgreSQL.
+   */
+  dumpDataDir?(): Promise<Blob>;
   /** Disconnects Prisma and closes PGlite / the pg pool. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -29,6 +34,12 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** PGlite data directory, or `memory://` for an in-memory database. */
   dataDir: string;
+  /**
+   * In-memory PGlite only: path of a data-directory dump (the tar `PGlite.dumpDataDir()` writes) the new database
+   * starts from, instead of an empty cluster made by initdb. The test helpers dump a migrated database once and
+   * start every test server from it (server/test/helpers/pglite-template.ts). Ignored for PostgreSQL and on disk.
+   */
+  template?: string;
 }
 
 /**
@@ -37,7 +48,7 @@ export interface OpenOptions {
  * @throws when the database cannot be reached.
  */
 export async function openDatabase(options: OpenOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir, options.template);
 }
 
 /** The directory PGlite keeps its files in for `dataDir` (`DATA_DIR/pglite`, absolute). */
@@ -53,16 +64,27 @@ export function embeddedDatabaseExists(dataDir: string): boolean {
   return fs.existsSync(path.join(pgliteDirectory(dataDir), "PG_VERSION"));
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+/** Dumps read by `templateData`, per path: one read per process, shared by every database started from it. */
+const templates = new Map<string, Blob>();
+
+/** The dump at `file` as the Blob PGlite's `loadDataDir` takes (read once per process). */
+function templateData(file: string): Blob {
+  let blob = templates.get(file);
+  if (!blob) templates.set(file, (blob = new Blob([fs.readFileSync(file)])));
+  return blob;
+}
+
+async function openPglite(dataDir: string, template?: string): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const inMemory = dataDir === "memory://" || dataDir === "";
   const dir = inMemory ? undefined : pgliteDirectory(dataDir);
   if (dir) fs.mkdirSync(dir, { recursive: true });
+  const loadDataDir = inMemory && template ? templateData(template) : undefined;
   // pg_trgm: the GIN trigram index behind the items list's `q` filter (migration 20261123100001_item_list_filters).
   // The package exports "./contrib/*"; the repository's "node" module resolution reads no exports for types.
   const { pg_trgm } = require("@electric-sql/pglite/contrib/pg_trgm") as { pg_trgm: import("@electric-sql/pglite").Extension };
-  const pglite = new PGlite({ dataDir: dir, extensions: { pg_trgm } });
+  const pglite = new PGlite({ dataDir: dir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.
@@ -81,6 +103,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     executeScript: async (sql) => {
       await pglite.exec(sql);
     },
+    dumpDataDir: () => pglite.dumpDataDir("none"),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -3,8 +3,9 @@
  * API key and a "Sales" pipeline (stages Lead, Qualified, Proposal, Closed; statuses Open, Won, Lost; custom fields
  * email and deal_value; duplicate detection on email).
  *
- * Database: in-memory PGlite by default; when TEST_DATABASE_URL is set (CI's PostgreSQL pass) a fresh schema on
- * that server per test server.
+ * Database: in-memory PGlite by default, loaded from the migrated template (pglite-template.ts) instead of initdb
+ * and every migration; when TEST_DATABASE_URL is set (CI's PostgreSQL pass) a fresh schema on that server per test
+ * server.
  */
 import crypto from "node:crypto";
 import { SCOPES, type Blueprint, type Scope } from "@stageline/shared";
@@ -12,6 +13,7 @@ import type { Config } from "../../src/config/config";
 import { startServer, type RunningServer } from "../../src/server";
 import { createApiKey } from "../../src/services/api-keys";
 import { assertDocumentedResponse } from "./openapi-validator";
+import { pgliteTemplate } from "./pglite-template";
 
 export const SALES_BLUEPRINT: Blueprint = {
   custom_fields: [
@@ -52,9 +54,13 @@ export interface TestResponse {
   body: any;
 }
 
-/** Config for a test server: ephemeral port, loopback, test mode, a fresh database. */
+/**
+ * Config for a test server: ephemeral port, loopback, test mode, a fresh database (in memory from the migrated
+ * template, or a new schema on TEST_DATABASE_URL). An `overrides.dataDir` on disk gets no template.
+ */
 export function testConfig(overrides: Partial<Config> = {}): Partial<Config> {
   const pgUrl = process.env.TEST_DATABASE_URL;
+  const inMemory = (overrides.dataDir ?? "memory://") === "memory://";
   const schema = `t_${Date.now().toString(36)}_${crypto.randomBytes(4).toString("hex")}`;
   const databaseUrl = pgUrl ? `${pgUrl}${pgUrl.includes("?") ? "&" : "?"}schema=${schema}` : undefined;
   return {
@@ -65,6 +71,7 @@ export function testConfig(overrides: Partial<Config> = {}): Partial<Config> {
     mode: "test",
     logLevel: process.env.TEST_LOG_LEVEL ?? "silent",
     seedDemo: false,
+    databaseTemplate: !pgUrl && inMemory ? pgliteTemplate() : undefined,
     ...overrides,
   };
 }
