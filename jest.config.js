@@ -22,6 +22,9 @@ module.exports = {
   // on its servers, child processes and timers, so a second file fills the gaps (docs/testing.md, issue 27).
   // JEST_MAX_WORKERS overrides it (1 = in band, for debugging).
   maxWorkers: Number(process.env.JEST_MAX_WORKERS) || Math.max(2, os.cpus().length - 1),
+  // A worker's heap keeps growing file after file (PGlite's WebAssembly memories: about 10 GB RSS after 50 files was
+  // seen): a worker above this after a file is replaced by a fresh one, so two workers stay well inside the machine.
+  workerIdleMemoryLimit: '2GB',
   projects: [
     { ...base, displayName: 'shared', testMatch: ['<rootDir>/shared/src/**/*.test.ts'] },
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },
