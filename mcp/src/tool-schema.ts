@@ -45,14 +45,19 @@ export function toolJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonO
   return json;
 }
 
+/** One wrapper per schema for the process: a server is built per HTTP request, its schemas are rendered once. */
+const wrappers = new WeakMap<z.ZodType, StandardSchemaWithJSON<unknown, unknown>>();
+
 /**
  * Wraps a zod schema for `McpServer.registerTool`: zod validates, `toolJsonSchema` renders (computed once per schema
- * and io, since tools/list asks for it on every request).
+ * and io for the whole process, since tools/list and, in the 2026-07-28 revision, every tools/call ask for it).
  */
 export function toolSchema<T extends z.ZodType>(schema: T): StandardSchemaWithJSON<z.input<T>, z.output<T>> {
+  const cached = wrappers.get(schema);
+  if (cached) return cached as StandardSchemaWithJSON<z.input<T>, z.output<T>>;
   const rendered: Partial<Record<"input" | "output", JsonObject>> = {};
   const render = (io: "input" | "output") => (rendered[io] ??= toolJsonSchema(schema, io));
-  return {
+  const wrapper: StandardSchemaWithJSON<z.input<T>, z.output<T>> = {
     "~standard": {
       version: 1,
       vendor: "stageline",
@@ -65,4 +70,6 @@ export function toolSchema<T extends z.ZodType>(schema: T): StandardSchemaWithJS
       jsonSchema: { input: () => render("input"), output: () => render("output") },
     },
   };
+  wrappers.set(schema, wrapper as StandardSchemaWithJSON<unknown, unknown>);
+  return wrapper;
 }
