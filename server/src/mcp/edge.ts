@@ -86,11 +86,15 @@ function webRequestOf(req: Request): globalThis.Request {
   return new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers });
 }
 
-/** Writes the SDK's web Response to Express (streamed, so an SSE answer flows as it is produced). */
+/**
+ * Writes the SDK's web Response to Express: a JSON answer at once, anything else (an SSE stream) streamed, so it
+ * flows as it is produced.
+ */
 async function sendWebResponse(res: Response, answer: globalThis.Response): Promise<void> {
   res.status(answer.status);
   answer.headers.forEach((value, name) => res.setHeader(name, value));
   if (!answer.body) return void res.end();
+  if (!(answer.headers.get("content-type") ?? "").startsWith("text/event-stream")) return void res.end(Buffer.from(await answer.arrayBuffer()));
   await new Promise<void>((resolve, reject) => {
     const body = Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream);
     body.on("error", reject).pipe(res).on("finish", resolve).on("error", reject);
