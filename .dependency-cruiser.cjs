@@ -6,10 +6,14 @@
  *     -> services (services/: domain rules)  -> data layer (db/: the only place that talks to the database)
  *   delivery engine (webhooks/) -> data layer
  *   everything may import the contract, @stageline/shared (shared/); the n8n nodes (n8n/) for types only.
+ *   the MCP tools (mcp/, @stageline/mcp) are a library of the contract: the server's MCP edge (server/src/mcp) imports
+ *   it; its stdio program (mcp/src/stdio/) alone imports the client.
  *
  * A violation fails with the rule's name and the offending import.
  */
-const EDGES = "^server/src/(http|routes|admin|console|seed)/|^server/src/(app|server|main)\\.ts$";
+const EDGES = "^server/src/(http|routes|admin|console|seed|mcp)/|^server/src/(app|server|main)\\.ts$";
+/** The stdio program of the MCP package: the only part of mcp/ that talks HTTP (through @stageline/client). */
+const MCP_STDIO = "^mcp/src/stdio/";
 const TEST_CODE = "(^|/)test/|\\.test\\.ts$";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -69,7 +73,7 @@ module.exports = {
       severity: "error",
       comment: "The contract (shared/) is imported by server and connector and imports neither (nor tests).",
       from: { path: "^shared/" },
-      to: { path: "^(server|connector|n8n|test|bench)/" },
+      to: { path: "^(server|connector|n8n|mcp|test|bench)/" },
     },
     {
       name: "n8n-stays-apart",
@@ -93,11 +97,39 @@ module.exports = {
       to: { path: "^shared/", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "mcp-tools-stand-on-the-contract",
+      severity: "error",
+      comment: "The MCP tool definitions (mcp/src outside stdio/) import the contract and the MCP SDK only: no server, connector, n8n or client code, so the server and the stdio program can both serve them.",
+      from: { path: "^mcp/src/", pathNot: MCP_STDIO },
+      to: { path: ["^(server|connector|n8n|client|test|bench)/", MCP_STDIO] },
+    },
+    {
+      name: "mcp-stdio-uses-the-client-not-the-server",
+      severity: "error",
+      comment: "The stdio program (mcp/src/stdio) calls the API over HTTP through @stageline/client; it never imports server, connector or n8n code.",
+      from: { path: MCP_STDIO },
+      to: { path: "^(server|connector|n8n)/" },
+    },
+    {
+      name: "only-the-mcp-edge-imports-the-mcp-tools",
+      severity: "error",
+      comment: "In the server, only the MCP edge (server/src/mcp) imports @stageline/mcp, and never its stdio program; connector, n8n and client never do.",
+      from: { path: "^(server/src/|connector/|n8n/|client/)", pathNot: "^server/src/mcp/" },
+      to: { path: "^mcp/" },
+    },
+    {
+      name: "server-never-imports-the-mcp-stdio-program",
+      severity: "error",
+      comment: "The server serves the MCP tools in-process; the stdio program (and with it the client) stays out of it.",
+      from: { path: "^server/" },
+      to: { path: MCP_STDIO },
+    },
+    {
       name: "client-stands-alone",
       severity: "error",
       comment: "The client (client/) reaches the contract only through the OpenAPI document (its generated types): it imports no other package of this repository, and none imports it except tests and the bench.",
       from: { path: "^client/" },
-      to: { path: "^(server|connector|shared|test|bench)/" },
+      to: { path: "^(server|connector|shared|mcp|test|bench)/" },
     },
     {
       name: "only-tests-import-the-client",
@@ -110,7 +142,7 @@ module.exports = {
       name: "production-code-imports-no-test-code",
       severity: "error",
       comment: "Production code never imports test code.",
-      from: { path: "^(server|connector|shared|client)/src/|^n8n/(nodes|credentials)/", pathNot: TEST_CODE },
+      from: { path: "^(server|connector|shared|client|mcp)/src/|^n8n/(nodes|credentials)/", pathNot: TEST_CODE },
       to: { path: TEST_CODE },
     },
   ],

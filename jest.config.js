@@ -1,10 +1,15 @@
 /**
  * One jest run for the whole repository: unit tests of every package plus the end-to-end suite.
- * TypeScript runs through ts-jest (CommonJS); `@stageline/shared` maps to its source so no build is needed.
+ * TypeScript runs through ts-jest (CommonJS); `@stageline/shared`, `@stageline/mcp` and `@stageline/client` map to
+ * their sources so no build is needed (the stdio test of mcp/ spawns the built bin).
  * docs/testing.md: what each project tests, which need a database, how to run a part of it.
  */
 const os = require('node:os');
-const shared = { '^@stageline/shared$': '<rootDir>/shared/src/index.ts' };
+const shared = {
+  '^@stageline/shared$': '<rootDir>/shared/src/index.ts',
+  '^@stageline/mcp$': '<rootDir>/mcp/src/index.ts',
+  '^@stageline/client$': '<rootDir>/client/src/index.ts',
+};
 const base = {
   // n8n/dist holds a copy of n8n/package.json (the build n8n loads): one package name, one place for jest
   modulePathIgnorePatterns: ['<rootDir>/n8n/dist/'],
@@ -30,6 +35,7 @@ module.exports = {
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },
     { ...base, displayName: 'connector', testMatch: ['<rootDir>/connector/src/**/*.test.ts', '<rootDir>/connector/test/**/*.test.ts'] },
     { ...base, displayName: 'client', testMatch: ['<rootDir>/client/test/**/*.test.ts'] },
+    { ...base, displayName: 'mcp', testMatch: ['<rootDir>/mcp/test/**/*.test.ts'] },
     { ...base, ...n8nModules, displayName: 'n8n', testMatch: ['<rootDir>/test/n8n/**/*.test.ts'] },
     { ...base, ...n8nModules, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/'] },
   ],

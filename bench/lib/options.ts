@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench` (bench/run.ts). */
 
-export const PHASES = ["pages", "list", "get", "patch", "create", "delete", "upsert", "tasks", "webhooks", "filters", "console", "client", "isolation", "backlog"] as const;
+export const PHASES = ["pages", "list", "get", "patch", "create", "delete", "upsert", "tasks", "webhooks", "filters", "console", "client", "mcp", "isolation", "backlog"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {
@@ -68,7 +68,7 @@ export const USAGE = `Usage: npm run bench -- [options]      (or: npx tsx bench/
                         (default 1000000 behind 1000 subscriptions; quick 10000 behind 100)
   --client-sizes <a,b>  client phase: items iterated through @stageline/client and raw fetch per measurement
                         (default 10000,100000; quick 500,2000; the largest is bulk-seeded)
-  --client-calls <n>    client phase: timed items.get calls of each kind for the overhead (default 2000, quick 50)
+  --client-calls <n>    client and mcp phases: timed calls of each kind for the overheads (default 2000, quick 50)
   --rate-limit <n>      RATE_LIMIT_PER_MINUTE for the server (default 1000000000)
   --pool-size <n>       DATABASE_POOL_SIZE of the server and pool size of the bare baseline (default 10)
   --keep                keep the temporary data directories and PostgreSQL schemas

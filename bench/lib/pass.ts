@@ -16,6 +16,7 @@ import { mb, ms, percentile, ratio, rps, sizeLabel, sleep } from "./format";
 import { combineRounds, failures, runLoad, type LoadOptions, type LoadResult } from "./load";
 import type { BenchOptions, Phase } from "./options";
 import { prepareClientPhase, runClientPhase, seedClientPipeline, type ClientBench } from "./client-phase";
+import { runMcpPhase } from "./mcp-phase";
 import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation";
 import { runFiltersPhase } from "./filters";
 import { renderProfile, summariseProfile } from "./profile";
@@ -155,6 +156,8 @@ export class BenchPass {
       }
       // Issue 21: another company's pipeline read through @stageline/client and raw fetch (child processes).
       if (this.clientBench) await runClientPhase(this.phaseHost(), this.clientBench);
+      // Issue 26: tools/call over /v1/ext/mcp against the same REST requests (the demo company's items).
+      if (this.has("mcp")) await runMcpPhase(this.phaseHost());
       // Issue 17 last: they restart the server with their own environment and leave another company's backlog.
       if (this.has("isolation")) await runIsolationPhase(this.phaseHost());
       if (this.has("backlog")) await runBacklogPhase(this.phaseHost());

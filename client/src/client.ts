@@ -39,7 +39,7 @@ export class Stageline {
   readonly items: Items;
   /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`. */
   readonly tasks: Tasks;
-  /** Pipelines: `list`, `stages`, `statuses`. */
+  /** Pipelines: `list`, `stages`, `statuses`, `fields`. */
   readonly pipelines: Pipelines;
   /** REST hooks: `subscribe`, `unsubscribe`, `list`, `iterate`, `sample`, `deliveries`, `redeliver`, `rotateSecret`. */
   readonly webhooks: Webhooks;

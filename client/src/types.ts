@@ -20,6 +20,8 @@ export type Pipeline = Schemas["Pipeline"];
 export type Stage = Schemas["Stage"];
 /** A status a stage offers. */
 export type Status = Schemas["Status"];
+/** A pipeline's custom field (`pipelines.fields`). */
+export type PipelineField = Schemas["PipelineField"];
 /** A REST hook subscription. */
 export type WebhookSubscription = Schemas["WebhookSubscription"];
 /**

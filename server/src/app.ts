@@ -1,7 +1,7 @@
 /**
  * The Express application: request timing (metrics), the operator probes (`/healthz`, `/readyz`), body parsing
  * (1 MiB), request logging, route-level semantics (405/OPTIONS/deprecation), API-key auth, the per-key rate limit, the
- * `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
+ * MCP endpoint (`/v1/ext/mcp`, mcp/edge.ts), the `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
  * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
 import express, { type Express } from "express";
@@ -21,6 +21,7 @@ import { createRateLimiter } from "./http/rate-limit";
 import { requestMetrics } from "./http/request-metrics";
 import { adminRouter } from "./admin/admin-routes";
 import { consoleRouter } from "./console";
+import { MCP_PATH, mcpRouter } from "./mcp/edge";
 import { API_OPERATIONS } from "./openapi/operations";
 import { buildRouteTable } from "./openapi/route-table";
 import { itemsRouter } from "./routes/items";
@@ -65,8 +66,10 @@ export function createApp(ctx: AppContext): Express {
   app.use(routeSemantics(buildRouteTable(API_OPERATIONS)));
   app.use("/v1/ext", openApiRouter());
 
-  const ext = express.Router();
   const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit, ctx.config.rateLimitWindowSeconds);
+  // The MCP endpoint for AI agents: its own key, rate-limit and error handling (mcp/edge.ts).
+  app.use(MCP_PATH, mcpRouter(ctx, limiter));
+  const ext = express.Router();
   ext.use(resolveApiKey(ctx.prisma, limiter.store));
   ext.use(limiter.middleware);
   ext.use(requireAuth);

@@ -1,7 +1,7 @@
 /**
  * No credential reaches the logs (issue 12, issue 19 item 3): the server runs as `npm start` runs it, at
  * LOG_LEVEL=info, so every request is logged with its URL and headers; a key sent as `x-api-key`, as `Authorization:
- * Bearer` or as `?api_key=`, the admin token, session cookies, CSRF tokens, unknown credential headers (such as
+ * Bearer` or as `?api_key=` (also to the MCP endpoint), the admin token, session cookies, CSRF tokens, unknown credential headers (such as
  * `x-forwarded-authorization`), an invitation link's token and the passwords used must all stay out of the whole
  * run's output (the demo key and password, printed once at start on purpose, aside). Also checks that a non-production server says its mode at start.
  */
@@ -54,6 +54,16 @@ describe("request logs", () => {
         "x-vendor-secret": secrets.custom,
       },
     });
+    // The MCP endpoint (issue 26): the key as Bearer and as x-api-key, a tool call, and a refused Origin.
+    const mcpCall = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "describe_pipelines", arguments: {} } };
+    const mcpAuths: Record<string, string>[] = [{ authorization: `Bearer ${key}` }, { "x-api-key": key }, { authorization: `Bearer ${key}`, origin: "https://evil.example" }];
+    for (const auth of mcpAuths) {
+      await fetch(`${server.url}/v1/ext/mcp`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(mcpCall),
+      });
+    }
     await fetch(`${server.url}/admin/companies`, { headers: { "x-admin-token": secrets.admin } });
     // Query strings: a key sent as ?api_key= (401) and a token-named parameter.
     expect((await fetch(`${server.url}/v1/ext/me?api_key=${encodeURIComponent(key)}`)).status).toBe(401);
@@ -76,7 +86,7 @@ describe("request logs", () => {
     expect((await fetch(`${server.url}/console/invite/${inviteToken}?again=1`)).status).toBe(404);
 
     const deadline = Date.now() + 5_000;
-    const expected = 17; // the requests above
+    const expected = 20; // the requests above
     while (server.logs().filter((l) => l.req).length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(server.logs().filter((l) => l.req).length).toBeGreaterThanOrEqual(expected);
 

@@ -8,6 +8,7 @@ export * from "./parse-input";
 export * from "./keyset-cursor";
 export * from "./limits";
 export * from "./http";
+export * from "./fields";
 export * from "./pagination";
 export * from "./query-params";
 export * from "./blueprint";

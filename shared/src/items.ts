@@ -11,7 +11,7 @@ import {
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
-import { NUL_FREE_PATTERN, integerQueryParam, nulFreeMessage, queryParam } from "./query-params";
+import { NUL_FREE_PATTERN, integerQueryParam, nulFreeMessage, queryParam, queryParams } from "./query-params";
 import { INT_MAX, NAME_MAX } from "./limits";
 
 const timestamp = z.iso.datetime({ offset: true });
@@ -91,18 +91,16 @@ export const ITEM_SEARCH_MIN = 2;
 export const ITEM_SEARCH_MAX = 100;
 
 /**
- * A text filter of the items list: trimmed, blank counts as absent (like every query value, query-params.ts).
+ * A text filter of the items list (as a query parameter it is trimmed and blank counts as absent, query-params.ts).
  * @param min / max length after trimming.
  */
-function trimmedFilter(field: string, min: number, max: number) {
-  return queryParam(
-    z
-      .string({ error: `${field} must be given once, as text.` })
-      .min(min, { error: `${field} must be at least ${min} characters.` })
-      .max(max, { error: `${field} must be at most ${max} characters.` })
-      .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) })
-      .optional(),
-  );
+function textFilter(field: string, min: number, max: number) {
+  return z
+    .string({ error: `${field} must be given once, as text.` })
+    .min(min, { error: `${field} must be at least ${min} characters.` })
+    .max(max, { error: `${field} must be at most ${max} characters.` })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage(field) })
+    .optional();
 }
 
 /**
@@ -113,15 +111,20 @@ function trimmedFilter(field: string, min: number, max: number) {
  * after). Unknown query parameters are ignored; an empty value counts as absent; an unknown filter value matches
  * nothing (the server answers an empty list).
  */
+export const itemListFilters = {
+  pipeline_id: idField("pipeline_id").optional(),
+  stage_id: idField("stage_id").optional(),
+  status_id: idField("status_id").optional(),
+  short_id: textFilter("short_id", 1, NAME_MAX),
+  name: textFilter("name", 1, NAME_MAX),
+  q: textFilter("q", ITEM_SEARCH_MIN, ITEM_SEARCH_MAX),
+  created_after: dateTimeField("created_after").optional(),
+  updated_after: dateTimeField("updated_after").optional(),
+};
+
+/** The items list query: `itemListFilters` as query parameters, plus `limit` and `cursor`. */
 export const ItemListQuerySchema = z.object({
-  pipeline_id: queryParam(idField("pipeline_id").optional()),
-  stage_id: queryParam(idField("stage_id").optional()),
-  status_id: queryParam(idField("status_id").optional()),
-  short_id: trimmedFilter("short_id", 1, NAME_MAX),
-  name: trimmedFilter("name", 1, NAME_MAX),
-  q: trimmedFilter("q", ITEM_SEARCH_MIN, ITEM_SEARCH_MAX),
-  created_after: queryParam(dateTimeField("created_after").optional()),
-  updated_after: queryParam(dateTimeField("updated_after").optional()),
+  ...queryParams(itemListFilters),
   limit: LimitSchema,
   cursor: CursorSchema,
 });

@@ -19,12 +19,8 @@ export const LimitSchema = integerQueryParam(
     .default(DEFAULT_PAGE_LIMIT),
 );
 
-/**
- * CONTRACT "Lists" and "HTTP semantics": the opaque `cursor` query parameter, taken from the `Link: <...>; rel="next"`
- * URL; only the server issues cursors (one it did not issue is a 400).
- */
-export const CursorSchema = queryParam(
-  z
+/** CONTRACT "Lists": an opaque page cursor as a plain string field (`CursorSchema` is its query-parameter form). */
+export const cursorField = z
     .string({ error: "cursor must be given once, as the value from the Link header's next URL." })
     .min(1)
     .max(1024, { error: "cursor is not valid. Follow the next URL from the Link header instead of building it." })
@@ -32,9 +28,13 @@ export const CursorSchema = queryParam(
     .meta({
       description:
         "Opaque: copy it from the `Link` header's `rel=\"next\"` URL (or follow that URL). Only the server issues cursors; one it did not issue is a 400 `validation_failed`.",
-    })
-    .optional(),
-);
+    });
+
+/**
+ * CONTRACT "Lists" and "HTTP semantics": the opaque `cursor` query parameter, taken from the `Link: <...>; rel="next"`
+ * URL; only the server issues cursors (one it did not issue is a 400).
+ */
+export const CursorSchema = queryParam(cursorField.optional());
 
 /** CONTRACT "Lists": the paging query of a list endpoint without filters (e.g. webhook deliveries). */
 export const PageQuerySchema = z.object({

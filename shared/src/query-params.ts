@@ -124,6 +124,16 @@ export function queryParam<T extends z.ZodType>(schema: T) {
 }
 
 /**
+ * Every field of `shape` as a query parameter (`queryParam`), keys and order kept. A list's filters are defined once
+ * as plain fields (what the MCP tools take as JSON arguments) and read from a query string through this.
+ */
+export function queryParams<S extends Record<string, z.ZodType>>(shape: S): { [K in keyof S]: ReturnType<typeof queryParam<S[K]>> } {
+  const out: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(shape)) out[key] = queryParam(schema);
+  return out as { [K in keyof S]: ReturnType<typeof queryParam<S[K]>> };
+}
+
+/**
  * A whole-number query parameter: trimmed, blank is absent, and only plain decimal digits count as a number (so
  * `0x10`, `1e2` or `5.0`, which `Number()` would accept, are refused, as the document's pattern says).
  * `schema` is a `z.number()` schema (int, range, default).

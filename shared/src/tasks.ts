@@ -12,7 +12,7 @@ import {
   wholeNumberField,
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
-import { queryParam } from "./query-params";
+import { queryParam, queryParams } from "./query-params";
 
 /** Spec "Task (response)": allowed values of `priority`. */
 export const TASK_PRIORITIES = ["none", "low", "medium", "high", "urgent"] as const;
@@ -95,20 +95,26 @@ export const TaskUpdateSchema = strictBody({
 export type TaskUpdate = z.infer<typeof TaskUpdateSchema>;
 
 /**
- * CONTRACT "Lists": query of GET /v1/ext/tasks: filters `item_id`, `is_completed` ("true"/"false"), `assigned_to`,
- * `due_before`, `due_after`, plus `limit` and `cursor`. Unknown parameters are ignored; empty values count as absent.
+ * CONTRACT "Lists": the filters of GET /v1/ext/tasks as plain fields, `item_id`, `assigned_to`, `due_before`, `due_after`
+ * (besides `is_completed`, a boolean whose query form is "true"/"false"). Unknown parameters are ignored; empty values count as absent.
  */
+export const taskListFilters = {
+  item_id: idField("item_id").optional(),
+  assigned_to: idField("assigned_to").optional(),
+  due_before: dateTimeField("due_before").optional(),
+  due_after: dateTimeField("due_after").optional(),
+};
+
+/** The tasks list query: `taskListFilters` and `is_completed` ("true"/"false") as query parameters, `limit`, `cursor`. */
 export const TaskListQuerySchema = z.object({
-  item_id: queryParam(idField("item_id").optional()),
+  item_id: queryParam(taskListFilters.item_id),
   is_completed: queryParam(
     z
       .enum(["true", "false"], { error: 'is_completed must be "true" or "false".' })
       .transform((v) => v === "true")
       .optional(),
   ),
-  assigned_to: queryParam(idField("assigned_to").optional()),
-  due_before: queryParam(dateTimeField("due_before").optional()),
-  due_after: queryParam(dateTimeField("due_after").optional()),
+  ...queryParams({ assigned_to: taskListFilters.assigned_to, due_before: taskListFilters.due_before, due_after: taskListFilters.due_after }),
   limit: LimitSchema,
   cursor: CursorSchema,
 });

@@ -3,9 +3,9 @@
  * These lists are short and unpaged: each returns the whole array.
  */
 import { requireId, unwrap, type ApiContext } from "../api";
-import type { Pipeline, Stage, Status } from "../types";
+import type { Pipeline, PipelineField, Stage, Status } from "../types";
 
-/** Pipelines, their stages and the statuses each stage offers. */
+/** Pipelines, their stages, the statuses each stage offers and their custom fields. */
 export class Pipelines {
   constructor(private readonly ctx: ApiContext) {}
 
@@ -35,5 +35,16 @@ export class Pipelines {
   async statuses(pipelineId: string, stageId: string): Promise<Status[]> {
     const path = { pipeline_id: requireId("pipelineId", pipelineId), stage_id: requireId("stageId", stageId) };
     return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/stages/{stage_id}/statuses", { params: { path }, fetch })));
+  }
+
+  /**
+   * A pipeline's custom fields in blueprint order, `{ key, label, type, required, options? }` (GET
+   * /v1/ext/pipelines/{pipeline_id}/fields): the keys of an item's `metadata`.
+   * @throws NotFoundError for an unknown pipeline.
+   * @throws TypeError (the promise rejects, nothing is sent) when the id is empty or blank.
+   */
+  async fields(pipelineId: string): Promise<PipelineField[]> {
+    const path = { pipeline_id: requireId("pipelineId", pipelineId) };
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/pipelines/{pipeline_id}/fields", { params: { path }, fetch })));
   }
 }

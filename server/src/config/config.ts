@@ -66,6 +66,12 @@ export interface Config {
    * `memory://`) starts from instead of initdb (db/database.ts `OpenOptions.template`). Undefined = empty cluster.
    */
   databaseTemplate?: string;
+  /**
+   * Browser origins allowed to call the MCP endpoint `/v1/ext/mcp` (MCP_ALLOWED_ORIGINS, comma-separated, e.g.
+   * `https://agent.example.com`; CONTRACT "MCP server": default none). A request with another `Origin` is 403;
+   * one without `Origin` (every non-browser client) is not affected.
+   */
+  mcpAllowedOrigins: string[];
 }
 
 /** Reads the configuration from `env` (default `process.env`). Throws on an unknown NODE_ENV. */
@@ -91,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: optionalPort(env, "METRICS_PORT"),
     metricsHost: env.METRICS_HOST || "127.0.0.1",
     rateLimitWindowSeconds: positiveInt(env, "RATE_LIMIT_WINDOW_SECONDS", RATE_LIMIT.windowSeconds, MAX_RATE_LIMIT_WINDOW_SECONDS),
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
   };
 }
 

@@ -46,6 +46,51 @@ export interface CreatedResponse {
 /** The (company, key) pairs held by running requests, per app (a key is the company's across all create routes). */
 const held = new WeakMap<AppContext, Set<string>>();
 
+/** What an idempotent create came to: a new resource, or the stored response of the key's first request. */
+export type IdempotentOutcome = { created: CreatedResponse; stored?: undefined } | { created?: undefined; stored: StoredResponse };
+
+/**
+ * Runs `create` under the idempotency key `key` of `companyId` (CONTRACT "Idempotency"), for any edge: the REST
+ * routes below and the MCP tools (server/src/mcp), so a key means the same everywhere. The request fingerprint is
+ * (`method`, `path`, `body`), `path` being the REST path of the create (e.g. `/v1/ext/items`).
+ * @returns the new resource, or the stored response to replay (a 4xx the create answered is stored too).
+ * @throws DomainError `idempotency_key_in_use` (409) while another request holds the key, `idempotency_key_reused`
+ * (422) when the stored request differs, and any other error of `create` that is not stored.
+ */
+export async function createIdempotently(
+  ctx: AppContext,
+  companyId: string,
+  key: string,
+  request: { method: string; path: string; body: unknown },
+  create: (claim: IdempotencyClaim) => Promise<CreatedResponse>,
+): Promise<IdempotentOutcome> {
+  if (!held.has(ctx)) held.set(ctx, new Set());
+  const running = held.get(ctx)!;
+  const claim = claimOf(companyId, key, requestFingerprint(request.method, request.path, request.body));
+  const slot = `${companyId}\n${key}`;
+  if (running.has(slot)) throw keyInUse();
+  running.add(slot);
+  try {
+    return { created: await create(claim) };
+  } catch (err) {
+    if (err instanceof StoredResponseFound) return storedFor(claim, err.stored);
+    if (err instanceof DomainError && isStorable(err)) {
+      const body = JSON.stringify(createProblem(err.code, err.detail, err.extras, err.status));
+      const stored = await storeFailureOrRead(ctx.prisma, claim, { status: err.status, body, location: null });
+      if (stored) return storedFor(claim, stored);
+    }
+    throw err;
+  } finally {
+    running.delete(slot);
+  }
+}
+
+/** `stored` when it answers the same request as `claim`; 422 `idempotency_key_reused` otherwise. */
+function storedFor(claim: IdempotencyClaim, stored: StoredResponse): IdempotentOutcome {
+  if (stored.requestHash !== claim.requestHash) throw keyReused();
+  return { stored };
+}
+
 /**
  * Wraps a create route with the `Idempotency-Key` behaviour above. `create` gets the claim (undefined without the
  * header) and must hand it to the service, which stores the response in the create's own statement or transaction.
@@ -54,8 +99,6 @@ export function idempotentCreate(
   ctx: AppContext,
   create: (req: Request, claim: IdempotencyClaim | undefined) => Promise<CreatedResponse>,
 ): RequestHandler {
-  if (!held.has(ctx)) held.set(ctx, new Set());
-  const running = held.get(ctx)!;
   return async (req, res) => {
     const key = req.header(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return send(res, await create(req, undefined));
@@ -65,31 +108,20 @@ export function idempotentCreate(
         errors: [{ path: IDEMPOTENCY_KEY_HEADER, message }],
       });
     }
-    const companyId = authOf(req).company.id;
-    const claim = claimOf(companyId, key, requestFingerprint(req.method, req.baseUrl + req.path, req.body));
-    const slot = `${companyId}\n${key}`;
-    if (running.has(slot)) return inUse(res);
-    running.add(slot);
+    const request = { method: req.method, path: req.baseUrl + req.path, body: req.body };
     try {
-      return send(res, await create(req, claim));
+      const outcome = await createIdempotently(ctx, authOf(req).company.id, key, request, (claim) => create(req, claim));
+      return outcome.created ? send(res, outcome.created) : replay(res, outcome.stored);
     } catch (err) {
-      if (err instanceof StoredResponseFound) return replay(res, claim, err.stored);
-      if (err instanceof DomainError && err.code === "idempotency_key_in_use") return inUse(res);
-      if (err instanceof DomainError && isStorable(err)) {
-        const body = JSON.stringify(createProblem(err.code, err.detail, err.extras, err.status));
-        const stored = await storeFailureOrRead(ctx.prisma, claim, { status: err.status, body, location: null });
-        if (stored) return replay(res, claim, stored);
-      }
+      if (err instanceof DomainError && err.code === "idempotency_key_in_use") res.setHeader(RETRY_AFTER_HEADER, String(IN_USE_RETRY_AFTER_SECONDS));
       throw err;
-    } finally {
-      running.delete(slot);
     }
   };
 }
 
 /** CONTRACT "Idempotency": 4xx responses are stored and replayed, except 429 and the idempotency codes themselves. */
 function isStorable(err: DomainError): boolean {
-  return err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== "idempotency_key_reused";
+  return err.status >= 400 && err.status < 500 && err.status !== 429 && err.code !== "idempotency_key_reused" && err.code !== "idempotency_key_in_use";
 }
 
 function send(res: Response, created: CreatedResponse): void {
@@ -98,17 +130,8 @@ function send(res: Response, created: CreatedResponse): void {
   res.status(created.status).json(created.body);
 }
 
-function inUse(res: Response): never {
-  res.setHeader(RETRY_AFTER_HEADER, String(IN_USE_RETRY_AFTER_SECONDS));
-  throw keyInUse();
-}
-
-/**
- * Replays `stored` (status, body text, `Location`, stored headers) with `Idempotent-Replayed: true`, or 422 when the
- * request differs.
- */
-function replay(res: Response, claim: IdempotencyClaim, stored: StoredResponse): void {
-  if (stored.requestHash !== claim.requestHash) throw keyReused();
+/** Replays `stored` (status, body text, `Location`, stored headers) with `Idempotent-Replayed: true`. */
+function replay(res: Response, stored: StoredResponse): void {
   if (stored.location) res.setHeader("Location", stored.location);
   for (const [name, value] of Object.entries(stored.headers ?? {})) res.setHeader(name, value);
   res.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true");

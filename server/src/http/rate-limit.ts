@@ -98,7 +98,23 @@ function limiterKey(req: Request): string {
 /** The rate limiter: the express-rate-limit middleware and its database store. */
 export interface RateLimiter {
   middleware: RequestHandler;
+  /**
+   * The same limit for the MCP endpoint (CONTRACT "MCP server": a 429 becomes a tool error that says when to retry):
+   * over the limit it sets `req.rateLimitedFor` (seconds to wait) and lets the request through instead of
+   * answering 429; the `RateLimit-*` headers are set alike.
+   */
+  markingMiddleware: RequestHandler;
   store: DatabaseRateLimitStore;
+}
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Seconds until the key's window resets, when this request was over the rate limit (markingMiddleware). */
+      rateLimitedFor?: number;
+    }
+  }
 }
 
 /**
@@ -108,14 +124,18 @@ export interface RateLimiter {
  */
 export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIMIT.limit, windowSeconds: number = RATE_LIMIT.windowSeconds): RateLimiter {
   const store = new DatabaseRateLimitStore(prisma);
-  const middleware = rateLimit({
+  const common = {
     windowMs: windowSeconds * 1000,
     limit,
     standardHeaders: "draft-6",
     legacyHeaders: false,
     store,
     keyGenerator: limiterKey,
-    validate: { keyGeneratorIpFallback: false },
+    // One store serves both limiters; a request passes only one of them (the MCP path or the rest of /v1/ext).
+    validate: { keyGeneratorIpFallback: false, unsharedStore: false },
+  } as const;
+  const middleware = rateLimit({
+    ...common,
     handler: (_req, res, _next, options) => {
       const retryAfter = res.getHeader("Retry-After");
       sendProblem(
@@ -127,5 +147,13 @@ export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIM
       );
     },
   });
-  return { middleware, store };
+  const markingMiddleware = rateLimit({
+    ...common,
+    handler: (req, res, next) => {
+      req.rateLimitedFor = Number(res.getHeader("Retry-After")) || windowSeconds;
+      res.removeHeader("Retry-After");
+      next();
+    },
+  });
+  return { middleware, markingMiddleware, store };
 }

@@ -1,0 +1,64 @@
+/**
+ * Builds the MCP server of one connection (MCP "Tools"; CONTRACT "MCP server"): the tools `access` allows, each
+ * registered with title, description, the four annotations and input/output JSON Schemas rendered from the contract's
+ * zod schemas; a call re-checks `access`, runs the tool against `StagelineOperations` and answers
+ * `structuredContent` plus a one-line summary, or an `isError` result carrying the problem (`code`, `detail`,
+ * `errors`; `retry_after_seconds` on `rate_limited`). The SDK (`@modelcontextprotocol/server`) speaks the protocol.
+ */
+import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { OperationError, type StagelineOperations, type ToolProblem } from "./operations";
+import { allows, toolsFor, type ToolAccess } from "./registry";
+import type { AnyTool } from "./tool-definition";
+import { toolSchema } from "./tool-schema";
+
+/** The server's name and version in `initialize` / `server/discover`. */
+export const SERVER_INFO = { name: "stageline", title: "Stageline", version: "0.1.0" } as const;
+
+/** Told to the agent once per connection (MCP `instructions`). */
+export const INSTRUCTIONS =
+  "Stageline holds pipelines (stages, statuses, custom fields), items moving through them, and tasks. Call describe_pipelines first for the ids; errors carry a code (e.g. version_conflict, rate_limited with retry_after_seconds).";
+
+/** An `isError` result for `problem` (its JSON as the text, so every client shows the code and detail). */
+export function errorResult(problem: ToolProblem): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(problem) }] };
+}
+
+/**
+ * Runs `tool` for a connection with `access`: the access is checked again (a tool may have been listed under other
+ * scopes), an `OperationError` becomes an `isError` result, any other failure an `internal` one (its message is
+ * not passed on: it may hold a URL or a secret).
+ */
+export async function callTool(ops: StagelineOperations, access: ToolAccess, tool: AnyTool, args: unknown): Promise<CallToolResult> {
+  if (!allows(access, tool)) {
+    return errorResult({ code: "insufficient_scope", detail: `This API key (or this connection's options) does not allow ${tool.name}.` });
+  }
+  try {
+    const result = await tool.run(ops, args);
+    return { content: [{ type: "text", text: tool.summary(result) }], structuredContent: result };
+  } catch (err) {
+    if (err instanceof OperationError) return errorResult(err.problem);
+    return errorResult({ code: "internal", detail: "The tool failed unexpectedly; try again later." });
+  }
+}
+
+/**
+ * A fresh McpServer with the tools `access` allows, calling `ops`.
+ * @param ops the operations of this connection's API key (in-process in the server, over HTTP in stageline-mcp).
+ */
+export function createStagelineMcpServer(ops: StagelineOperations, access: ToolAccess): McpServer {
+  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  for (const tool of toolsFor(access)) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        annotations: { title: tool.title, ...tool.annotations },
+        inputSchema: toolSchema(tool.input),
+        outputSchema: toolSchema(tool.output),
+      },
+      (args: unknown) => callTool(ops, access, tool, args),
+    );
+  }
+  return server;
+}

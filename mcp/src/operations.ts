@@ -1,0 +1,113 @@
+/**
+ * The operations the MCP tools call: the external API's operations (spec "Items", "Tasks", "Pipelines", "REST
+ * hooks") as one interface with two implementations, so the tool definitions exist once:
+ * - in the server (`/v1/ext/mcp`), an adapter that calls the service layer in-process for the authenticated key;
+ * - in the stdio program (`stageline-mcp`), `ClientOperations` (client-operations.ts) over `@stageline/client`.
+ * Inputs and results are the contract's shapes (`@stageline/shared`); a failure is an `OperationError` carrying the
+ * problem's `code`, `detail` and `errors` (CONTRACT "Errors").
+ */
+import type {
+  DuplicateCheck,
+  DuplicateMatch,
+  ErrorCode,
+  Item,
+  ItemCreate,
+  ItemUpdate,
+  PipelineField,
+  ProblemFieldError,
+  Scope,
+  Task,
+  TaskCreate,
+  TaskUpdate,
+  WebhookDelivery,
+  WebhookSubscribe,
+  WebhookSubscription,
+  WebhookSubscriptionCreated,
+} from "@stageline/shared";
+
+/** One page of a list: the records and the cursor of the next page (null on the last one). CONTRACT "Lists". */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** Paging of a list call: `limit` records at most (1..500), after `cursor` when given. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** GET /items filters (shared `itemListFilters`) plus paging. */
+export interface ItemListRequest extends PageRequest {
+  pipeline_id?: string | undefined;
+  stage_id?: string | undefined;
+  status_id?: string | undefined;
+  short_id?: string | undefined;
+  name?: string | undefined;
+  q?: string | undefined;
+  created_after?: string | undefined;
+  updated_after?: string | undefined;
+}
+
+/** GET /tasks filters (shared `taskListFilters`, `is_completed` as a boolean) plus paging. */
+export interface TaskListRequest extends PageRequest {
+  item_id?: string | undefined;
+  is_completed?: boolean | undefined;
+  assigned_to?: string | undefined;
+  due_before?: string | undefined;
+  due_after?: string | undefined;
+}
+
+/** GET /webhooks/{id}/deliveries: paging and an optional state filter. */
+export interface DeliveryListRequest extends PageRequest {
+  state?: "pending" | "succeeded" | "failed" | undefined;
+}
+
+/** A pipeline with everything an agent needs to place an item: stages with their statuses, and the custom fields. */
+export interface PipelineDescription {
+  id: string;
+  name: string;
+  stages: { id: string; name: string; statuses: { id: string; name: string }[] }[];
+  fields: PipelineField[];
+}
+
+/** The operations behind the tools. Each rejects with `OperationError` for an API error. */
+export interface StagelineOperations {
+  /** The API key's scopes (decides which tools exist). */
+  scopes(): Promise<readonly Scope[]>;
+  listItems(request: ItemListRequest): Promise<Page<Item>>;
+  getItem(itemId: string): Promise<Item>;
+  /** POST /items; `idempotencyKey` is sent as `Idempotency-Key` (CONTRACT "Idempotency"). */
+  createItem(body: ItemCreate, idempotencyKey?: string): Promise<Item>;
+  updateItem(itemId: string, body: ItemUpdate): Promise<Item>;
+  checkDuplicates(body: DuplicateCheck): Promise<DuplicateMatch[]>;
+  listTasks(request: TaskListRequest): Promise<Page<Task>>;
+  getTask(taskId: string): Promise<Task>;
+  createTask(body: TaskCreate, idempotencyKey?: string): Promise<Task>;
+  updateTask(taskId: string, body: TaskUpdate): Promise<Task>;
+  /** Every pipeline with stages, statuses and custom fields (GET /pipelines, .../stages, .../statuses, .../fields). */
+  describePipelines(): Promise<PipelineDescription[]>;
+  subscribeWebhook(body: WebhookSubscribe, idempotencyKey?: string): Promise<WebhookSubscriptionCreated>;
+  listWebhooks(request: PageRequest): Promise<Page<WebhookSubscription>>;
+  unsubscribeWebhook(webhookId: string): Promise<void>;
+  listWebhookDeliveries(webhookId: string, request: DeliveryListRequest): Promise<Page<WebhookDelivery>>;
+}
+
+/** An API error as a tool reports it (CONTRACT "MCP server": `isError` results carry `code`, `detail`, `errors`). */
+export interface ToolProblem {
+  code: ErrorCode | "unknown";
+  detail: string;
+  errors?: ProblemFieldError[];
+  /** 409 `version_conflict`: the item's current version. */
+  current_version?: number;
+  /** 429 `rate_limited` (and 409 `idempotency_key_in_use`): seconds to wait before retrying. */
+  retry_after_seconds?: number;
+}
+
+/** The error an operation rejects with: the problem, as the tool result will carry it. */
+export class OperationError extends Error {
+  constructor(readonly problem: ToolProblem) {
+    super(problem.detail);
+    this.name = "OperationError";
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The tool registry (CONTRACT "MCP server"): every tool once, and which of them a connection gets. A key sees a tool
+ * when its toolset is on (`DEFAULT_TOOLSETS` unless named), the key has the tool's scope, and, under `readOnly`,
+ * the tool is a read. Adding a tool (e.g. the item sync's `delete_item`, `upsert_item`) is its `defineTool` entry
+ * plus one line in `TOOLS`; the contract test then asks for its OpenAPI operation.
+ */
+import type { Scope } from "@stageline/shared";
+import { DEFAULT_TOOLSETS, TOOLSETS, type AnyTool, type Toolset } from "./tool-definition";
+import { checkDuplicates, createItem, getItem, listItems, updateItem } from "./tools/items";
+import { describePipelines } from "./tools/pipelines";
+import { completeTask, createTask, getTask, listTasks, updateTask } from "./tools/tasks";
+import { listWebhookDeliveries, listWebhooks, subscribeWebhook, unsubscribeWebhook } from "./tools/webhooks";
+
+/** Every tool, in the order tools/list shows them. */
+export const TOOLS: readonly AnyTool[] = [
+  describePipelines,
+  listItems,
+  getItem,
+  checkDuplicates,
+  createItem,
+  updateItem,
+  listTasks,
+  getTask,
+  createTask,
+  updateTask,
+  completeTask,
+  subscribeWebhook,
+  listWebhooks,
+  unsubscribeWebhook,
+  listWebhookDeliveries,
+];
+
+/** What decides a connection's tools. */
+export interface ToolAccess {
+  /** The API key's scopes. */
+  scopes: readonly Scope[];
+  /** Only tools whose readOnlyHint is true. */
+  readOnly?: boolean;
+  /** The toolsets to serve (default `DEFAULT_TOOLSETS`). */
+  toolsets?: readonly Toolset[];
+}
+
+/** Whether a key with `access` may call `tool` (used for tools/list and again on every call). */
+export function allows(access: ToolAccess, tool: AnyTool): boolean {
+  if (!(access.toolsets ?? DEFAULT_TOOLSETS).includes(tool.toolset)) return false;
+  if (access.readOnly && !tool.annotations.readOnlyHint) return false;
+  return tool.scope === "any" || access.scopes.includes(tool.scope);
+}
+
+/** The tools a key with `access` gets, in registry order. */
+export function toolsFor(access: ToolAccess): AnyTool[] {
+  return TOOLS.filter((tool) => allows(access, tool));
+}
+
+/**
+ * Parses a `--toolsets` / `toolsets=` value: comma-separated toolset names, or `all`.
+ * @returns the toolsets, or undefined for a blank value (the default).
+ * @throws Error naming the unknown toolset.
+ */
+export function parseToolsets(value: string | undefined): Toolset[] | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const names = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (names.includes("all")) return [...TOOLSETS];
+  for (const name of names) {
+    if (!(TOOLSETS as readonly string[]).includes(name)) throw new Error(`Unknown toolset "${name}"; use ${TOOLSETS.join(", ")} or all.`);
+  }
+  return names as Toolset[];
+}
+
+/**
+ * Parses a read-only flag given as text (`true`/`1`/`yes`/`false`/`0`/`no`; blank is false).
+ * @throws Error for another value.
+ */
+export function parseReadOnly(value: string | undefined): boolean {
+  const v = (value ?? "").trim().toLowerCase();
+  if (v === "" || v === "false" || v === "0" || v === "no") return false;
+  if (v === "true" || v === "1" || v === "yes") return true;
+  throw new Error(`read_only must be true or false, not "${value}".`);
+}

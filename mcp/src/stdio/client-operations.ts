@@ -1,0 +1,83 @@
+/**
+ * The MCP tools' operations over HTTP (CONTRACT "MCP server", stdio program): `StagelineOperations` with
+ * `@stageline/client`, so retries, idempotency keys (sent as `Idempotency-Key`) and rate-limit waits are the client's.
+ * The client waits out a short rate limit itself (up to `maxRateLimitWaitMs`); a longer one becomes a
+ * `rate_limited` tool error with `retry_after_seconds`. A `StagelineError` becomes an `OperationError` carrying the
+ * problem's `code`, `detail`, `errors`; a network failure says which origin was unreachable, never the key.
+ */
+import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type TaskListQuery } from "@stageline/client";
+import type { ErrorCode, Scope } from "@stageline/shared";
+import { OperationError, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
+
+/** How long one tool call waits for the rate limit before answering `rate_limited` (ms). */
+export const MAX_RATE_LIMIT_WAIT_MS = 10_000;
+
+/** The problem of a client error, as a tool reports it. */
+export function toolProblemOfClientError(err: unknown, origin: string): ToolProblem | undefined {
+  if (err instanceof RateLimitError) {
+    const seconds = err.retryAfterSeconds ?? Number(err.headers.get("ratelimit-reset") ?? NaN);
+    const retry = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
+    return { code: "rate_limited", detail: err.detail || "Rate limit exceeded.", ...(retry !== undefined ? { retry_after_seconds: retry } : {}) };
+  }
+  if (err instanceof StagelineError) {
+    const problem: ToolProblem = { code: err.code as ErrorCode | "unknown", detail: err.detail || err.title };
+    if (err.errors.length) problem.errors = err.errors;
+    if (err.currentVersion !== undefined) problem.current_version = err.currentVersion;
+    return problem;
+  }
+  if (err instanceof ConnectionError) return { code: "unknown", detail: `Could not reach Stageline at ${origin}; check STAGELINE_BASE_URL and try again.` };
+  return undefined;
+}
+
+/** Runs `fn`, turning client errors into OperationErrors. */
+async function guarded<T>(origin: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    const problem = toolProblemOfClientError(err, origin);
+    throw problem ? new OperationError(problem) : err;
+  }
+}
+
+/** The client's page in the tools' shape. */
+function pageOf<T>(page: { data: T[]; nextCursor: string | null }): Page<T> {
+  return { data: page.data, next_cursor: page.nextCursor };
+}
+
+/**
+ * Operations for the API key and server of `client`.
+ * @param origin the server's origin, for error messages (never the key).
+ */
+export function clientOperations(client: Stageline, origin: string): StagelineOperations {
+  const g = <T>(fn: () => Promise<T>) => guarded(origin, fn);
+  const keyed = (key: string | undefined) => (key === undefined ? undefined : { idempotencyKey: key });
+  let scopes: Promise<readonly Scope[]> | undefined;
+  return {
+    scopes: () => (scopes ??= g(async () => (await client.me()).key.scopes as Scope[])),
+    listItems: (request) => g(async () => pageOf(await client.items.list(request as ItemListQuery))),
+    getItem: (id) => g(() => client.items.get(id)),
+    createItem: (body, key) => g(() => client.items.create(body, keyed(key))),
+    updateItem: (id, body) => g(() => client.items.update(id, body)),
+    checkDuplicates: (body) => g(() => client.items.checkDuplicates(body)),
+    listTasks: ({ is_completed, ...rest }) =>
+      g(async () => pageOf(await client.tasks.list({ ...rest, ...(is_completed === undefined ? {} : { is_completed: String(is_completed) }) } as TaskListQuery))),
+    getTask: (id) => g(() => client.tasks.get(id)),
+    createTask: (body, key) => g(() => client.tasks.create(body, keyed(key))),
+    updateTask: (id, body) => g(() => client.tasks.update(id, body)),
+    describePipelines: () =>
+      g(async () => {
+        const pipelines = await client.pipelines.list();
+        return Promise.all(
+          pipelines.map(async (p): Promise<PipelineDescription> => {
+            const [stages, fields] = await Promise.all([client.pipelines.stages(p.id), client.pipelines.fields(p.id)]);
+            const withStatuses = await Promise.all(stages.map(async (s) => ({ id: s.id, name: s.name, statuses: await client.pipelines.statuses(p.id, s.id) })));
+            return { id: p.id, name: p.name, stages: withStatuses, fields };
+          }),
+        );
+      }),
+    subscribeWebhook: (body, key) => g(() => client.webhooks.subscribe(body as Parameters<Stageline["webhooks"]["subscribe"]>[0], keyed(key))),
+    listWebhooks: (request) => g(async () => pageOf(await client.webhooks.list(request))),
+    unsubscribeWebhook: (id) => g(() => client.webhooks.unsubscribe(id)),
+    listWebhookDeliveries: (id, request) => g(async () => pageOf(await client.webhooks.deliveries(id, request))),
+  };
+}

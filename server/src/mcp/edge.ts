@@ -1,0 +1,130 @@
+/**
+ * The MCP endpoint `/v1/ext/mcp` (CONTRACT "MCP server"; MCP "Streamable HTTP", stateless): the Stageline tools of
+ * @stageline/mcp for the request's API key, served by the official SDK's `createMcpHandler` (protocol revision
+ * 2026-07-28, and the 2025 revisions negotiated through its stateless legacy fallback). In order:
+ * 1. `Origin`: a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP "Security Warning":
+ *    DNS rebinding); requests without `Origin` pass.
+ * 2. The API key, as `x-api-key` or `Authorization: Bearer`, looked up and counted against the key's rate limit
+ *    like any request (http/auth.ts); none or a bad one is 401 with `WWW-Authenticate`, an inactive subscription 402.
+ *    Over the rate limit the request still gets through, and every tool call answers a `rate_limited` tool error
+ *    with `retry_after_seconds`.
+ * 3. Options: `read_only` and `toolsets` as query parameters or the `X-MCP-Readonly` / `X-MCP-Toolsets` headers.
+ * 4. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
+ *    calling the services in-process (mcp/operations.ts).
+ */
+import { Readable } from "node:stream";
+import express, { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
+import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess } from "@stageline/mcp";
+import { API_BASE_PATH, API_KEY_HEADER, MAX_BODY_BYTES } from "@stageline/shared";
+import type { AppContext } from "../context";
+import { requireAuth, resolveApiKey } from "../http/auth";
+import type { RateLimiter } from "../http/rate-limit";
+import { refuseNulInJson } from "../http/nul-characters";
+import type { AuthContext } from "../services/api-keys";
+import { domainError } from "../services/errors";
+import { inProcessOperations } from "./operations";
+
+/** Where the endpoint is mounted. */
+export const MCP_PATH = `${API_BASE_PATH}/mcp`;
+
+/** What one request's McpServer is built from (handed to the SDK's factory through `AuthInfo.extra`). */
+interface Connection {
+  auth: AuthContext;
+  access: ToolAccess;
+  rateLimitedFor?: number;
+}
+
+/** 403 for a browser origin that is not allowed (a JSON-RPC error without id, as MCP "Streamable HTTP" suggests). */
+function checkOrigin(allowed: readonly string[]): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.header("origin");
+    if (origin === undefined || allowed.includes(origin)) return next();
+    res.status(403).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Origin not allowed (MCP_ALLOWED_ORIGINS)." } });
+  };
+}
+
+/** Accepts `Authorization: Bearer <key>` as the API key when `x-api-key` is absent (CONTRACT "MCP server"). */
+const bearerAsApiKey: RequestHandler = (req, _res, next) => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header("authorization") ?? "");
+  if (req.header(API_KEY_HEADER) === undefined && match) req.headers[API_KEY_HEADER] = match[1];
+  next();
+};
+
+/** Adds `WWW-Authenticate` to a 401 (RFC 9110 §11.6.1; MCP "Authorization"). */
+function challengeOn401(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if ((err as { status?: number }).status === 401) {
+    res.setHeader("WWW-Authenticate", 'Bearer realm="Stageline", error="invalid_token", error_description="Send your Stageline API key as x-api-key or Authorization: Bearer."');
+  }
+  next(err);
+}
+
+/** The request's options: query parameters first, then the headers. @throws DomainError 400 for a bad value. */
+function accessOf(req: Request, auth: AuthContext): ToolAccess {
+  const text = (query: string, header: string): string | undefined => {
+    const q = req.query[query];
+    return typeof q === "string" ? q : req.header(header);
+  };
+  try {
+    return {
+      scopes: auth.scopes,
+      readOnly: parseReadOnly(text("read_only", "x-mcp-readonly")),
+      toolsets: parseToolsets(text("toolsets", "x-mcp-toolsets")),
+    };
+  } catch (err) {
+    throw domainError("validation_failed", (err as Error).message);
+  }
+}
+
+/** The Express request as the web-standard Request the SDK takes (the body goes as `parsedBody`). */
+function webRequestOf(req: Request): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === "content-length") continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers });
+}
+
+/**
+ * Writes the SDK's web Response to Express: a JSON answer at once, anything else (an SSE stream) streamed, so it
+ * flows as it is produced.
+ */
+async function sendWebResponse(res: Response, answer: globalThis.Response): Promise<void> {
+  res.status(answer.status);
+  answer.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!answer.body) return void res.end();
+  if (!(answer.headers.get("content-type") ?? "").startsWith("text/event-stream")) return void res.end(Buffer.from(await answer.arrayBuffer()));
+  await new Promise<void>((resolve, reject) => {
+    const body = Readable.fromWeb(answer.body as import("node:stream/web").ReadableStream);
+    body.on("error", reject).pipe(res).on("finish", resolve).on("error", reject);
+    res.on("close", () => {
+      body.destroy();
+      resolve();
+    });
+  });
+}
+
+/** The `/v1/ext/mcp` router. `limiter` is the app's rate limiter (its store is shared with the REST API). */
+export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
+  const handler = createMcpHandler(
+    (request) => {
+      const connection = request.authInfo?.extra?.stageline as Connection;
+      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.rateLimitedFor), connection.access);
+    },
+    { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
+  );
+  const router = Router();
+  router.use(checkOrigin(ctx.config.mcpAllowedOrigins));
+  router.use(bearerAsApiKey, resolveApiKey(ctx.prisma, limiter.store), limiter.markingMiddleware, requireAuth);
+  router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
+  router.all("/", async (req, res) => {
+    const auth = req.auth!;
+    const connection: Connection = { auth, access: accessOf(req, auth), rateLimitedFor: req.rateLimitedFor };
+    const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
+    const parsedBody = req.method === "POST" ? req.body : undefined;
+    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody }));
+  });
+  router.use(challengeOn401);
+  return router;
+}

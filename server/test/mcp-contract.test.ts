@@ -1,0 +1,40 @@
+/**
+ * Issue 26 part 5: every MCP tool maps to operations of the API (server/src/openapi/operations.ts) whose access its
+ * scope satisfies, and every operation has a tool or is listed here as deliberately without one. So a new endpoint
+ * without a tool, or a tool without an endpoint, fails this test.
+ */
+import { TOOLS } from "@stageline/mcp";
+import { API_OPERATIONS } from "../src/openapi/operations";
+
+/** Operations no tool calls, and why. */
+const WITHOUT_TOOL: Record<string, string> = {
+  getOpenApiDocument: "the API description itself, not an action",
+  getMe: "the key's identity: the MCP server reads it for the scopes, an agent has no use for it",
+  getSampleItem: "a Zapier/n8n trigger-setup sample, not data",
+  getSampleTask: "a Zapier/n8n trigger-setup sample, not data",
+  rotateWebhookSecret: "a secret rotation is an operator's step, not an agent's",
+  redeliverWebhook: "an operator's repair step",
+};
+
+describe("MCP tools and API operations", () => {
+  const byId = new Map(API_OPERATIONS.map((op) => [op.operationId, op]));
+
+  it("each tool calls existing operations that its scope may call", () => {
+    for (const tool of TOOLS) {
+      expect(tool.operations.length).toBeGreaterThan(0);
+      for (const id of tool.operations) {
+        const op = byId.get(id);
+        if (!op) throw new Error(`${tool.name}: no API operation ${id}`);
+        if (tool.scope === "any") expect([tool.name, op.access]).toEqual([tool.name, "any"]);
+        else expect([tool.name, op.access]).toEqual([tool.name, expect.arrayContaining([tool.scope])]);
+      }
+    }
+  });
+
+  it("each operation has a tool or a reason in WITHOUT_TOOL", () => {
+    const covered = new Set(TOOLS.flatMap((t) => t.operations));
+    const uncovered = API_OPERATIONS.map((op) => op.operationId).filter((id) => !covered.has(id) && !(id in WITHOUT_TOOL));
+    expect(uncovered).toEqual([]);
+    for (const id of Object.keys(WITHOUT_TOOL)) expect(byId.has(id) && !covered.has(id)).toBe(true);
+  });
+});

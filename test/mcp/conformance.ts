@@ -1,0 +1,161 @@
+/**
+ * What every transport of the Stageline MCP tools must do (CONTRACT "MCP server"), checked with the SDK's own client
+ * (`@modelcontextprotocol/client`) against a real server: the tools a key's scopes and options list, every tool
+ * called with its structuredContent validated by ajv against the tool's outputSchema, a repeated create_item with
+ * one idempotency_key making one item, errors as `isError` results carrying the problem's code.
+ * http.test.ts runs it over Streamable HTTP, stdio.test.ts over the spawned stageline-mcp bin.
+ */
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import type { Client } from "@modelcontextprotocol/client";
+import type { Scope } from "@stageline/shared";
+import type { TestServer } from "../../server/test/helpers/test-server";
+
+/** The default toolsets' tools (items, tasks, pipelines), in tools/list order. */
+export const DEFAULT_TOOL_NAMES = [
+  "describe_pipelines",
+  "list_items",
+  "get_item",
+  "check_duplicates",
+  "create_item",
+  "update_item",
+  "list_tasks",
+  "get_task",
+  "create_task",
+  "update_task",
+  "complete_task",
+];
+/** The webhooks toolset's tools. */
+export const WEBHOOK_TOOL_NAMES = ["subscribe_webhook", "list_webhooks", "unsubscribe_webhook", "list_webhook_deliveries"];
+
+/** Opens a client for `apiKey` with options (`readOnly`, `toolsets`) as the transport passes them. */
+export type Connect = (apiKey: string, options?: { readOnly?: boolean; toolsets?: string }) => Promise<Client>;
+
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[] };
+
+/** Calls `name` and returns the result (isError results included). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+  return (await client.callTool({ name, arguments: args })) as ToolResult;
+}
+
+/** The problem of an `isError` result. */
+export function problemOf(result: ToolResult): { code: string; detail: string; [k: string]: unknown } {
+  expect(result.isError).toBe(true);
+  return JSON.parse(result.content[0]!.text!);
+}
+
+/** Registers the shared suite; `env()` gives the running server and a connect function (set up in beforeAll). */
+export function conformanceSuite(env: () => { t: TestServer; connect: Connect }): void {
+  const clients: Client[] = [];
+  const open: Connect = async (key, options) => {
+    const client = await env().connect(key, options);
+    clients.push(client);
+    return client;
+  };
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+  });
+
+  const keyWith = async (scopes: Scope[]) => (await env().t.newKey(scopes)).key;
+
+  it("lists the default toolsets for an all-scope key, and the webhooks toolset only when asked", async () => {
+    const { t } = env();
+    const names = (await (await open(t.apiKey)).listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(DEFAULT_TOOL_NAMES);
+    const all = (await (await open(t.apiKey, { toolsets: "all" })).listTools()).tools.map((tool) => tool.name);
+    expect(all).toEqual([...DEFAULT_TOOL_NAMES, ...WEBHOOK_TOOL_NAMES]);
+  });
+
+  it("lists no write tool for an items:read key, and only reads under read-only", async () => {
+    const { t } = env();
+    const readKey = await keyWith(["items:read"]);
+    const tools = (await (await open(readKey, { toolsets: "all" })).listTools()).tools;
+    expect(tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates"]);
+    expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([]);
+    const readOnly = (await (await open(t.apiKey, { readOnly: true, toolsets: "all" })).listTools()).tools;
+    expect(readOnly.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "list_webhooks", "list_webhook_deliveries"]);
+    // A tool the key may not use is not there to call.
+    const client = await open(readKey);
+    const refused = await client.callTool({ name: "create_item", arguments: { name: "x", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id } }).catch((e: Error) => e);
+    expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(/create_item/);
+  });
+
+  it("calls every tool; each structuredContent validates against the tool's outputSchema", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey, { toolsets: "all" });
+    const tools = (await client.listTools()).tools;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const checked = new Set<string>();
+    const run = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = await call(client, name, args);
+      if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
+      const tool = tools.find((x) => x.name === name)!;
+      const validate = ajv.compile(tool.outputSchema!);
+      if (!validate(result.structuredContent)) throw new Error(`${name}: ${ajv.errorsText(validate.errors)}`);
+      expect(result.content).toEqual([{ type: "text", text: expect.stringMatching(/^[^\n]+$/) }]);
+      checked.add(name);
+      return result.structuredContent as Record<string, any>;
+    };
+    const pipelines = (await run("describe_pipelines")).pipelines;
+    const sales = pipelines.find((p: { id: string }) => p.id === t.pipeline.id);
+    expect(sales.stages.map((s: { name: string }) => s.name)).toEqual(["Lead", "Qualified", "Proposal", "Closed"]);
+    expect(sales.stages[0].statuses.map((s: { name: string }) => s.name)).toEqual(["Open", "Won", "Lost"]);
+    expect(sales.fields.map((f: { key: string }) => f.key)).toEqual(["email", "deal_value"]);
+    const [lead, qualified] = sales.stages;
+    const created = await run("create_item", {
+      name: "Conformance deal",
+      pipeline_id: sales.id,
+      stage_id: lead.id,
+      metadata: { email: "conf@example.com", deal_value: 10 },
+      idempotency_key: `conf-${Date.now()}`,
+    });
+    expect(created).toMatchObject({ name: "Conformance deal", stage: "Lead", version: 1, email: "conf@example.com" });
+    expect((await run("get_item", { item_id: created.item_id })).item_id).toBe(created.item_id);
+    const updated = await run("update_item", { item_id: created.item_id, stage_id: qualified.id, version: 1 });
+    expect(updated).toMatchObject({ stage: "Qualified", version: 2 });
+    const listed = await run("list_items", { name: "Conformance deal", fields: ["name", "stage"] });
+    expect(listed).toEqual({ items: [{ item_id: created.item_id, name: "Conformance deal", stage: "Qualified" }], next_cursor: null });
+    const dupes = await run("check_duplicates", { pipeline_id: sales.id, metadata: { email: "conf@example.com" } });
+    expect(dupes.items[0]).toMatchObject({ item_id: created.item_id, matched_on: ["email"] });
+    const task = await run("create_task", { title: "Call back", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: created.item_id });
+    expect((await run("get_task", { task_id: task.task_id })).title).toBe("Call back");
+    expect((await run("update_task", { task_id: task.task_id, priority: "high" })).priority).toBe("high");
+    expect((await run("complete_task", { task_id: task.task_id })).is_completed).toBe(true);
+    expect((await run("list_tasks", { item_id: created.item_id, is_completed: true })).tasks.map((x: { task_id: string }) => x.task_id)).toEqual([task.task_id]);
+    const hook = await run("subscribe_webhook", { target_url: "https://hooks.example.com/mcp", event: "item.created" });
+    expect(hook.secret).toMatch(/^whsec_/);
+    expect((await run("list_webhooks")).webhooks.map((w: { id: string }) => w.id)).toContain(hook.id);
+    expect((await run("list_webhook_deliveries", { webhook_id: hook.id })).deliveries).toEqual([]);
+    expect(await run("unsubscribe_webhook", { webhook_id: hook.id })).toEqual({ webhook_id: hook.id, unsubscribed: true });
+    expect([...checked].sort()).toEqual(tools.map((x) => x.name).sort());
+  });
+
+  it("a repeated create_item with one idempotency_key makes one item", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const args = { name: `Idem ${Date.now()}`, pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, idempotency_key: `idem-${Date.now()}` };
+    const first = await call(client, "create_item", args);
+    const second = await call(client, "create_item", args);
+    expect(first.isError).toBeFalsy();
+    expect(second.structuredContent).toEqual(first.structuredContent);
+    const listed = await call(client, "list_items", { name: args.name });
+    expect((listed.structuredContent!.items as unknown[]).length).toBe(1);
+    // The same key with other arguments is refused, not a second item.
+    expect(problemOf(await call(client, "create_item", { ...args, name: `${args.name} changed` })).code).toBe("idempotency_key_reused");
+  });
+
+  it("answers errors as isError results with the problem's code (another company's id is not_found)", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const other = await t.newCompany(`Other ${Date.now()}`);
+    const theirs = await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
+    expect(problemOf(await call(client, "get_item", { item_id: theirs.body.item_id }))).toMatchObject({ code: "not_found" });
+    const mine = await call(client, "create_item", { name: "Mine", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    const stale = problemOf(await call(client, "update_item", { item_id: mine.structuredContent!.item_id, name: "x", version: 7 }));
+    expect(stale).toMatchObject({ code: "version_conflict", current_version: 1 });
+    const invalid = problemOf(await call(client, "create_item", { name: "Bad", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email: "not an email" } }));
+    expect(invalid.code).toMatch(/validation_failed|invalid_reference/);
+    expect(problemOf(await call(client, "get_task", { task_id: "nope" })).code).toBe("not_found");
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * Issue 26: the MCP endpoint /v1/ext/mcp (Streamable HTTP, stateless) of a real server, driven by the SDK's own
+ * client (CONTRACT "MCP server"): the shared conformance suite (conformance.ts), plus what only HTTP has: 401 with
+ * WWW-Authenticate without a key, 403 for a browser Origin not in MCP_ALLOWED_ORIGINS, both protocol eras
+ * (2026-07-28 and a 2025 revision), options as query parameters or headers, and the key's rate limit as a
+ * `rate_limited` tool error. PGlite by default; PostgreSQL with TEST_DATABASE_URL.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { startTestServerWithRateLimit, type TestServer } from "../../server/test/helpers/test-server";
+import { call, conformanceSuite, problemOf, type Connect } from "./conformance";
+
+const ALLOWED_ORIGIN = "https://agent.example.com";
+
+/** A client over HTTP: the key as `Authorization: Bearer`, read-only as a header, toolsets as a query parameter. */
+function httpConnect(t: TestServer, negotiation?: { pin: string }): Connect {
+  return async (apiKey, options = {}) => {
+    const url = new URL(`${t.url}/v1/ext/mcp`);
+    if (options.toolsets) url.searchParams.set("toolsets", options.toolsets);
+    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+    if (options.readOnly) headers["x-mcp-readonly"] = "true";
+    const client = new Client({ name: "conformance", version: "1.0.0" }, negotiation ? { versionNegotiation: { mode: negotiation } } : {});
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return client;
+  };
+}
+
+/** A raw JSON-RPC POST to the endpoint. */
+function post(t: TestServer, body: unknown, headers: Record<string, string> = {}, query = ""): Promise<Response> {
+  return fetch(`${t.url}/v1/ext/mcp${query}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The JSON-RPC message of an answer: a JSON body, or the first `data:` of an SSE body (the 2025 stateless leg). */
+async function messageOf(res: Response): Promise<any> {
+  const text = await res.text();
+  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) return JSON.parse(text);
+  const data = text.split("\n").find((line) => line.startsWith("data:"));
+  return JSON.parse(data!.slice("data:".length));
+}
+
+const initialize = (protocolVersion: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServerWithRateLimit(100_000, { mcpAllowedOrigins: [ALLOWED_ORIGIN] });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("over Streamable HTTP, protocol 2025 (the SDK client's default)", () => {
+  conformanceSuite(() => ({ t, connect: httpConnect(t) }));
+});
+
+describe("over Streamable HTTP, protocol 2026-07-28", () => {
+  it("lists and calls tools with the pinned modern revision", async () => {
+    const client = await httpConnect(t, { pin: "2026-07-28" })(t.apiKey);
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      expect((await client.listTools()).tools.length).toBe(11);
+      const result = await call(client, "describe_pipelines");
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent!.pipelines).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the HTTP edge", () => {
+  it("negotiates an older revision a client asks for (2025-03-26)", async () => {
+    const res = await post(t, initialize("2025-03-26"), { "x-api-key": t.apiKey });
+    expect(res.status).toBe(200);
+    const body = await messageOf(res);
+    expect(body.result).toMatchObject({ protocolVersion: "2025-03-26", serverInfo: { name: "stageline" }, capabilities: { tools: {} } });
+  });
+
+  it("answers 401 with WWW-Authenticate without a key or with a bad one, and never echoes the key", async () => {
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer sl_not_a_key_1234567890" }, { "x-api-key": "sl_wrong" }];
+    for (const headers of attempts) {
+      const res = await post(t, initialize("2025-06-18"), headers);
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toMatch(/^Bearer realm="Stageline"/);
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({ code: "invalid_api_key" });
+      expect(text).not.toContain("sl_not_a_key");
+    }
+  });
+
+  it("answers 403 to a browser Origin not in MCP_ALLOWED_ORIGINS, and serves an allowed one", async () => {
+    const bad = await post(t, initialize("2025-06-18"), { "x-api-key": t.apiKey, origin: "https://evil.example" });
+    expect(bad.status).toBe(403);
+    expect(((await bad.json()) as { error: { message: string } }).error.message).toMatch(/Origin not allowed/);
+    const good = await post(t, initialize("2025-06-18"), { "x-api-key": t.apiKey, origin: ALLOWED_ORIGIN });
+    expect(good.status).toBe(200);
+  });
+
+  it("takes read_only and toolsets as query parameters or headers, and refuses a bad value", async () => {
+    const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
+    const names = async (query: string, headers: Record<string, string> = {}) => {
+      const res = await post(t, list, { "x-api-key": t.apiKey, "mcp-protocol-version": "2025-06-18", ...headers }, query);
+      return { status: res.status, body: await messageOf(res) };
+    };
+    const q = await names("?read_only=true&toolsets=tasks");
+    expect(q.body.result.tools.map((x: { name: string }) => x.name)).toEqual(["list_tasks", "get_task"]);
+    const h = await names("", { "x-mcp-readonly": "true", "x-mcp-toolsets": "webhooks" });
+    expect(h.body.result.tools.map((x: { name: string }) => x.name)).toEqual(["list_webhooks", "list_webhook_deliveries"]);
+    const bad = await names("?toolsets=everything");
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: "validation_failed" });
+  });
+});
+
+describe("the key's rate limit", () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await startTestServerWithRateLimit(5);
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it("is shared with the REST API, and over it a tool call is an isError result that says when to retry", async () => {
+    const client = await httpConnect(limited)(limited.apiKey);
+    try {
+      const results = [];
+      for (let i = 0; i < 6; i++) results.push(await call(client, "describe_pipelines"));
+      const firstError = results.findIndex((r) => r.isError);
+      expect(firstError).toBeGreaterThan(0); // the first calls went through, within the limit
+      for (const r of results.slice(firstError)) {
+        const problem = problemOf(r);
+        expect(problem).toMatchObject({ code: "rate_limited", retry_after_seconds: expect.any(Number) });
+        expect(problem.detail).toMatch(/Retry after \d+ seconds/);
+      }
+      // One window for the key: the REST API is over the limit too.
+      expect((await limited.request("GET", "/v1/ext/pipelines")).status).toBe(429);
+    } finally {
+      await client.close();
+    }
+  });
+});
