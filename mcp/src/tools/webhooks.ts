@@ -26,7 +26,7 @@ export const subscribeWebhook = defineTool({
   scope: "hooks:manage",
   operations: ["subscribeWebhook"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  input: WebhookSubscribeSchema.extend({ event: EventNameSchema, idempotency_key: idempotencyKeyArg }),
+  input: WebhookSubscribeSchema.safeExtend({ event: EventNameSchema, idempotency_key: idempotencyKeyArg }),
   output: WebhookSubscriptionCreatedSchema,
   run: (ops, { idempotency_key, ...body }) => ops.subscribeWebhook(body, idempotency_key),
   summary: (s) => `Subscribed ${s.target_url} to ${s.event} (id ${s.id}); store the secret now, it is not shown again.`,
