@@ -13,12 +13,14 @@ import type {
   Item,
   ItemCreate,
   ItemUpdate,
+  ItemUpsert,
   PipelineField,
   ProblemFieldError,
   Scope,
   Task,
   TaskCreate,
   TaskUpdate,
+  UpsertResult,
   WebhookDelivery,
   WebhookSubscribe,
   WebhookSubscription,
@@ -71,6 +73,12 @@ export interface PipelineDescription {
   fields: PipelineField[];
 }
 
+/** What an upsert did (the `Stageline-Upsert` header) and the item as it is now. CONTRACT "Upsert". */
+export interface ItemUpsertOutcome {
+  result: UpsertResult;
+  item: Item;
+}
+
 /** The operations behind the tools. Each rejects with `OperationError` for an API error. */
 export interface StagelineOperations {
   /** The API key's scopes (decides which tools exist). */
@@ -80,6 +88,17 @@ export interface StagelineOperations {
   /** POST /items; `idempotencyKey` is sent as `Idempotency-Key` (CONTRACT "Idempotency"). */
   createItem(body: ItemCreate, idempotencyKey?: string): Promise<Item>;
   updateItem(itemId: string, body: ItemUpdate): Promise<Item>;
+  /**
+   * DELETE /items/{item_id} (CONTRACT "Item deletion and erasure"): final, erases the item's values. With `version`
+   * a stale version is `version_conflict`; an unknown, another company's or already deleted item is `not_found`.
+   */
+  deleteItem(itemId: string, version?: number): Promise<void>;
+  /**
+   * POST /items/upsert (CONTRACT "Upsert"): create, or update the one item the pipeline's duplicate rule matches;
+   * `idempotencyKey` is sent as `Idempotency-Key`. Several matches: `ambiguous_match` (with `matches`); no duplicate
+   * detection or nothing to compare: `upsert_unavailable`.
+   */
+  upsertItem(body: ItemUpsert, idempotencyKey?: string): Promise<ItemUpsertOutcome>;
   checkDuplicates(body: DuplicateCheck): Promise<DuplicateMatch[]>;
   listTasks(request: TaskListRequest): Promise<Page<Task>>;
   getTask(taskId: string): Promise<Task>;
@@ -102,6 +121,30 @@ export interface ToolProblem {
   current_version?: number;
   /** 429 `rate_limited` (and 409 `idempotency_key_in_use`): seconds to wait before retrying. */
   retry_after_seconds?: number;
+  /** 409 `ambiguous_match`: the `item_id`s of the matching items, best match first (CONTRACT "Upsert"). */
+  matches?: string[];
+}
+
+/** The members of an RFC 9457 problem body (CONTRACT "Errors") a tool passes on; others are ignored. */
+export interface ProblemLike {
+  code: string;
+  detail: string;
+  errors?: unknown;
+  current_version?: unknown;
+  matches?: unknown;
+}
+
+/**
+ * The ToolProblem of a problem body, for every adapter (a service's error, a stored Idempotency-Key response, a
+ * client's error): `code` and `detail`, plus `errors` (when non-empty), `current_version` and `matches` when they
+ * have their contract types (a body from the network is not trusted to have them).
+ */
+export function toolProblemOfProblem(problem: ProblemLike): ToolProblem {
+  const result: ToolProblem = { code: problem.code as ToolProblem["code"], detail: problem.detail };
+  if (Array.isArray(problem.errors) && problem.errors.length) result.errors = problem.errors as ProblemFieldError[];
+  if (typeof problem.current_version === "number") result.current_version = problem.current_version;
+  if (Array.isArray(problem.matches) && problem.matches.every((m) => typeof m === "string")) result.matches = problem.matches as string[];
+  return result;
 }
 
 /** The error an operation rejects with: the problem, as the tool result will carry it. */

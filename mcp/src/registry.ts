@@ -1,12 +1,12 @@
 /**
  * The tool registry (CONTRACT "MCP server"): every tool once, and which of them a connection gets. A key sees a tool
  * when its toolset is on (`DEFAULT_TOOLSETS` unless named), the key has the tool's scope, and, under `readOnly`,
- * the tool is a read. Adding a tool (e.g. the item sync's `delete_item`, `upsert_item`) is its `defineTool` entry
- * plus one line in `TOOLS`; the contract test then asks for its OpenAPI operation.
+ * the tool is a read. Adding a tool is its `defineTool` entry plus one line in `TOOLS`; the contract test
+ * (server/test/mcp-contract.test.ts) then asks for its OpenAPI operation.
  */
 import type { Scope } from "@stageline/shared";
 import { DEFAULT_TOOLSETS, TOOLSETS, type AnyTool, type Toolset } from "./tool-definition";
-import { checkDuplicates, createItem, getItem, listItems, updateItem } from "./tools/items";
+import { checkDuplicates, createItem, deleteItem, getItem, listItems, updateItem, upsertItem } from "./tools/items";
 import { describePipelines } from "./tools/pipelines";
 import { completeTask, createTask, getTask, listTasks, updateTask } from "./tools/tasks";
 import { listWebhookDeliveries, listWebhooks, subscribeWebhook, unsubscribeWebhook } from "./tools/webhooks";
@@ -18,7 +18,9 @@ export const TOOLS: readonly AnyTool[] = [
   getItem,
   checkDuplicates,
   createItem,
+  upsertItem,
   updateItem,
+  deleteItem,
   listTasks,
   getTask,
   createTask,

@@ -34,7 +34,15 @@ describe("tools/list", () => {
     }
     expect(byName.update_item!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
     expect(byName.create_item!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
-    for (const name of ["create_item", "create_task", "subscribe_webhook"]) {
+    // The sync tools (CONTRACT "Item deletion and erasure", "Upsert"); delete_item's idempotentHint is argued in items.ts.
+    expect(byName.delete_item!.annotations).toEqual({ title: "Delete an item", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+    expect(byName.delete_item!.description).toMatch(/erasing its data \(GDPR erasure\); no undo.*confirmed with them first/);
+    expect(byName.delete_item!.inputSchema).toMatchObject({ required: ["item_id"], properties: { item_id: { type: "string" }, version: { type: "integer", minimum: 1 } } });
+    expect(byName.delete_item!.outputSchema).toMatchObject({ required: ["item_id", "deleted"], properties: { deleted: { const: true } } });
+    expect(byName.upsert_item!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+    expect(byName.upsert_item!.description).toMatch(/ambiguous_match.*upsert_unavailable/);
+    expect(byName.upsert_item!.outputSchema).toMatchObject({ required: ["result", "item"], properties: { result: { enum: ["created", "updated", "unchanged"] } } });
+    for (const name of ["create_item", "create_task", "subscribe_webhook", "upsert_item"]) {
       expect(byName[name]!.description).toMatch(/idempotency_key/);
       expect(byName[name]!.inputSchema.properties).toHaveProperty("idempotency_key");
     }
@@ -64,6 +72,7 @@ describe("which tools a key gets", () => {
   });
 
   it("each scope opens its own tools; read-only keeps only reads; toolsets select", () => {
+    expect(names(["items:write"])).toEqual(["describe_pipelines", "create_item", "upsert_item", "update_item", "delete_item"]);
     expect(names(["tasks:write"])).toEqual(["describe_pipelines", "create_task", "update_task", "complete_task"]);
     expect(names(["hooks:manage"])).toEqual(["describe_pipelines", "subscribe_webhook", "list_webhooks", "unsubscribe_webhook", "list_webhook_deliveries"]);
     expect(names([...SCOPES], { readOnly: true }).every((n) => TOOLS.find((t) => t.name === n)!.annotations.readOnlyHint)).toBe(true);

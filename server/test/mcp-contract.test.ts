@@ -31,6 +31,14 @@ describe("MCP tools and API operations", () => {
     }
   });
 
+  it("the sync operations have their tools, with the operation's scope (CONTRACT \"MCP server\")", () => {
+    const toolOf = (id: string) => TOOLS.filter((t) => t.operations.includes(id)).map((t) => [t.name, t.scope]);
+    expect(toolOf("deleteItem")).toEqual([["delete_item", "items:write"]]);
+    expect(toolOf("upsertItem")).toEqual([["upsert_item", "items:write"]]);
+    expect(WITHOUT_TOOL).not.toHaveProperty("deleteItem");
+    expect(WITHOUT_TOOL).not.toHaveProperty("upsertItem");
+  });
+
   it("each operation has a tool or a reason in WITHOUT_TOOL", () => {
     const covered = new Set(TOOLS.flatMap((t) => t.operations));
     const uncovered = API_OPERATIONS.map((op) => op.operationId).filter((id) => !covered.has(id) && !(id in WITHOUT_TOOL));

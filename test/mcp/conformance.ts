@@ -1,8 +1,9 @@
 /**
  * What every transport of the Stageline MCP tools must do (CONTRACT "MCP server"), checked with the SDK's own client
  * (`@modelcontextprotocol/client`) against a real server: the tools a key's scopes and options list, every tool
- * called with its structuredContent validated by ajv against the tool's outputSchema, a repeated create_item with
- * one idempotency_key making one item, errors as `isError` results carrying the problem's code.
+ * called with its structuredContent validated by ajv against the tool's outputSchema, a repeated create_item or
+ * upsert_item with one idempotency_key making one item, delete_item's erasure (CONTRACT "Item deletion and erasure")
+ * and the upsert's outcomes (CONTRACT "Upsert"), errors as `isError` results carrying the problem's code.
  * http.test.ts runs it over Streamable HTTP, stdio.test.ts over the spawned stageline-mcp bin.
  */
 import Ajv2020 from "ajv/dist/2020";
@@ -18,7 +19,9 @@ export const DEFAULT_TOOL_NAMES = [
   "get_item",
   "check_duplicates",
   "create_item",
+  "upsert_item",
   "update_item",
+  "delete_item",
   "list_tasks",
   "get_task",
   "create_task",
@@ -31,7 +34,7 @@ export const WEBHOOK_TOOL_NAMES = ["subscribe_webhook", "list_webhooks", "unsubs
 /** Opens a client for `apiKey` with options (`readOnly`, `toolsets`) as the transport passes them. */
 export type Connect = (apiKey: string, options?: { readOnly?: boolean; toolsets?: string }) => Promise<Client>;
 
-type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; content: { type: string; text?: string }[] };
+type ToolResult = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text?: string }[] };
 
 /** Calls `name` and returns the result (isError results included). */
 export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
@@ -74,10 +77,15 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([]);
     const readOnly = (await (await open(t.apiKey, { readOnly: true, toolsets: "all" })).listTools()).tools;
     expect(readOnly.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "list_webhooks", "list_webhook_deliveries"]);
-    // A tool the key may not use is not there to call.
+    // A tool the key may not use is not there to call: nothing is created, upserted or deleted.
     const client = await open(readKey);
-    const refused = await client.callTool({ name: "create_item", arguments: { name: "x", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id } }).catch((e: Error) => e);
-    expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(/create_item/);
+    const item = await t.request("POST", "/v1/ext/items", { name: "Kept", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email: "kept@example.com" } });
+    const body = { name: "x", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email: "kept@example.com" } };
+    for (const [name, args] of [["create_item", body], ["upsert_item", body], ["delete_item", { item_id: item.body.item_id }]] as const) {
+      const refused = await client.callTool({ name, arguments: args }).catch((e: Error) => e);
+      expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(new RegExp(name));
+    }
+    expect((await t.request("GET", `/v1/ext/items/${item.body.item_id}`)).body).toMatchObject({ name: "Kept", version: 1 });
   });
 
   it("calls every tool; each structuredContent validates against the tool's outputSchema", async () => {
@@ -123,6 +131,11 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     expect((await run("update_task", { task_id: task.task_id, priority: "high" })).priority).toBe("high");
     expect((await run("complete_task", { task_id: task.task_id })).is_completed).toBe(true);
     expect((await run("list_tasks", { item_id: created.item_id, is_completed: true })).tasks.map((x: { task_id: string }) => x.task_id)).toEqual([task.task_id]);
+    // The pipeline matches on email: the upsert finds the item and renames it.
+    const upserted = await run("upsert_item", { name: "Conformance deal (synced)", pipeline_id: sales.id, stage_id: qualified.id, metadata: { email: "conf@example.com" } });
+    expect(upserted).toMatchObject({ result: "updated", item: { item_id: created.item_id, name: "Conformance deal (synced)", stage: "Qualified", version: 3 } });
+    expect(await run("delete_item", { item_id: created.item_id, version: 3 })).toEqual({ item_id: created.item_id, deleted: true });
+    expect((await run("get_task", { task_id: task.task_id })).item_id).toBeNull(); // the task stays, unlinked
     const hook = await run("subscribe_webhook", { target_url: "https://hooks.example.com/mcp", event: "item.created" });
     expect(hook.secret).toMatch(/^whsec_/);
     expect((await run("list_webhooks")).webhooks.map((w: { id: string }) => w.id)).toContain(hook.id);
@@ -143,6 +156,83 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     expect((listed.structuredContent!.items as unknown[]).length).toBe(1);
     // The same key with other arguments is refused, not a second item.
     expect(problemOf(await call(client, "create_item", { ...args, name: `${args.name} changed` })).code).toBe("idempotency_key_reused");
+  });
+
+  it("a repeated upsert_item with one idempotency_key makes one item; it then updates or leaves the match", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const place = { pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id };
+    const args = { name: `Sync ${stamp}`, ...place, metadata: { email: `sync-${stamp}@example.com` }, idempotency_key: `upsert-${stamp}` };
+    const first = await call(client, "upsert_item", args);
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent).toMatchObject({ result: "created", item: { name: args.name, version: 1, email: args.metadata.email } });
+    expect(first.content[0]!.text).toMatch(/^Created item /);
+    const second = await call(client, "upsert_item", args);
+    expect(second.structuredContent).toEqual(first.structuredContent); // the first answer, replayed
+    const itemId = first.structuredContent!.item.item_id;
+    const listed = await call(client, "list_items", { name: args.name, fields: ["name"] });
+    expect(listed.structuredContent!.items).toEqual([{ item_id: itemId, name: args.name }]);
+    // The same key with other arguments is refused, not applied.
+    expect(problemOf(await call(client, "upsert_item", { ...args, name: `${args.name} changed` })).code).toBe("idempotency_key_reused");
+    // Without the key: the match is found; the same values leave it, another name updates it.
+    const { idempotency_key: _key, ...plain } = args;
+    expect((await call(client, "upsert_item", plain)).structuredContent).toMatchObject({ result: "unchanged", item: { item_id: itemId, version: 1 } });
+    const renamed = await call(client, "upsert_item", { ...plain, name: `${args.name} renamed` });
+    expect(renamed.structuredContent).toMatchObject({ result: "updated", item: { item_id: itemId, name: `${args.name} renamed`, version: 2 } });
+    expect(renamed.content[0]!.text).toMatch(/^Updated item /);
+    // A key used over REST means the same to the tool: its stored answer (and Stageline-Upsert) comes back.
+    const restBody = { name: `Rest ${stamp}`, ...place, metadata: { email: `rest-${stamp}@example.com` } };
+    const rest = await t.request("POST", "/v1/ext/items/upsert", restBody, undefined, { "Idempotency-Key": `rest-${stamp}` });
+    expect(rest.status).toBe(201);
+    const viaTool = await call(client, "upsert_item", { ...restBody, idempotency_key: `rest-${stamp}` });
+    expect(viaTool.structuredContent).toEqual({ result: "created", item: rest.body });
+  });
+
+  it("upsert_item errors: ambiguous_match carries matches (replayed alike), upsert_unavailable without the rule's fields", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const place = { pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id };
+    const email = `twice-${stamp}@example.com`;
+    const twins: string[] = [];
+    for (const name of ["Twin A", "Twin B"]) twins.push((await call(client, "create_item", { name: `${name} ${stamp}`, ...place, metadata: { email } })).structuredContent!.item_id);
+    const args = { name: `Twin ${stamp}`, ...place, metadata: { email }, idempotency_key: `ambiguous-${stamp}` };
+    const ambiguous = problemOf(await call(client, "upsert_item", args));
+    expect(ambiguous.code).toBe("ambiguous_match");
+    expect([...(ambiguous.matches as string[])].sort()).toEqual([...twins].sort());
+    expect(problemOf(await call(client, "upsert_item", args))).toEqual(ambiguous); // the stored 409, with its matches
+    const listed = await call(client, "list_items", { name: args.name });
+    expect(listed.structuredContent!.items).toEqual([]); // nothing was created
+    const unavailable = problemOf(await call(client, "upsert_item", { name: `No email ${stamp}`, ...place }));
+    expect(unavailable.code).toBe("upsert_unavailable");
+    expect(unavailable.detail).toMatch(/email/);
+  });
+
+  it("delete_item deletes for good: a stale version is refused, then the item is not_found everywhere and its stored answers are erased", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const email = `doomed-${stamp}@example.com`;
+    const args = { name: `Doomed ${stamp}`, pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email }, idempotency_key: `doomed-${stamp}` };
+    const itemId = (await call(client, "upsert_item", args)).structuredContent!.item.item_id as string;
+    expect(problemOf(await call(client, "delete_item", { item_id: itemId, version: 2 }))).toMatchObject({ code: "version_conflict", current_version: 1 });
+    const deleted = await call(client, "delete_item", { item_id: itemId, version: 1 });
+    expect(deleted.structuredContent).toEqual({ item_id: itemId, deleted: true });
+    expect(deleted.content).toEqual([{ type: "text", text: `Deleted item ${itemId}; its data is erased.` }]);
+    expect(problemOf(await call(client, "get_item", { item_id: itemId })).code).toBe("not_found");
+    expect((await t.request("GET", `/v1/ext/items/${itemId}`)).status).toBe(404);
+    // A repeat changes nothing more: not_found.
+    expect(problemOf(await call(client, "delete_item", { item_id: itemId })).code).toBe("not_found");
+    // The upsert's stored answer held the item's values: its key now replays payload_erased, never the data.
+    const replay = problemOf(await call(client, "upsert_item", args));
+    expect(replay.code).toBe("payload_erased");
+    expect(JSON.stringify(replay)).not.toContain(email);
+    // Another company's item is not_found, and stays.
+    const other = await t.newCompany(`Other ${stamp}`);
+    const theirs = await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
+    expect(problemOf(await call(client, "delete_item", { item_id: theirs.body.item_id })).code).toBe("not_found");
+    expect((await t.request("GET", `/v1/ext/items/${theirs.body.item_id}`, undefined, other.apiKey)).status).toBe(200);
   });
 
   it("answers errors as isError results with the problem's code (another company's id is not_found)", async () => {

@@ -65,7 +65,7 @@ describe("over Streamable HTTP, protocol 2026-07-28", () => {
     const client = await httpConnect(t, { pin: "2026-07-28" })(t.apiKey);
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
-      expect((await client.listTools()).tools.length).toBe(11);
+      expect((await client.listTools()).tools.length).toBe(13);
       const result = await call(client, "describe_pipelines");
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent!.pipelines).toHaveLength(1);

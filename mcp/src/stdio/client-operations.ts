@@ -3,11 +3,12 @@
  * `@stageline/client`, so retries, idempotency keys (sent as `Idempotency-Key`) and rate-limit waits are the client's.
  * The client waits out a short rate limit itself (up to `maxRateLimitWaitMs`); a longer one becomes a
  * `rate_limited` tool error with `retry_after_seconds`. A `StagelineError` becomes an `OperationError` carrying the
- * problem's `code`, `detail`, `errors`; a network failure says which origin was unreachable, never the key.
+ * problem's `code`, `detail`, `errors`, `current_version`, `matches`; a network failure says which origin was
+ * unreachable, never the key.
  */
 import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type TaskListQuery } from "@stageline/client";
-import type { ErrorCode, Scope } from "@stageline/shared";
-import { OperationError, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
+import type { Scope } from "@stageline/shared";
+import { OperationError, toolProblemOfProblem, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
 
 /** How long one tool call waits for the rate limit before answering `rate_limited` (ms). */
 export const MAX_RATE_LIMIT_WAIT_MS = 10_000;
@@ -20,10 +21,7 @@ export function toolProblemOfClientError(err: unknown, origin: string): ToolProb
     return { code: "rate_limited", detail: err.detail || "Rate limit exceeded.", ...(retry !== undefined ? { retry_after_seconds: retry } : {}) };
   }
   if (err instanceof StagelineError) {
-    const problem: ToolProblem = { code: err.code as ErrorCode | "unknown", detail: err.detail || err.title };
-    if (err.errors.length) problem.errors = err.errors;
-    if (err.currentVersion !== undefined) problem.current_version = err.currentVersion;
-    return problem;
+    return toolProblemOfProblem({ ...err.problem, code: err.code, detail: err.detail || err.title, errors: err.errors, current_version: err.currentVersion });
   }
   if (err instanceof ConnectionError) return { code: "unknown", detail: `Could not reach Stageline at ${origin}; check STAGELINE_BASE_URL and try again.` };
   return undefined;
@@ -58,6 +56,8 @@ export function clientOperations(client: Stageline, origin: string): StagelineOp
     getItem: (id) => g(() => client.items.get(id)),
     createItem: (body, key) => g(() => client.items.create(body, keyed(key))),
     updateItem: (id, body) => g(() => client.items.update(id, body)),
+    deleteItem: (id, version) => g(() => client.items.delete(id, version === undefined ? {} : { version })),
+    upsertItem: (body, key) => g(() => client.items.upsert(body, keyed(key))),
     checkDuplicates: (body) => g(() => client.items.checkDuplicates(body)),
     listTasks: ({ is_completed, ...rest }) =>
       g(async () => pageOf(await client.tasks.list({ ...rest, ...(is_completed === undefined ? {} : { is_completed: String(is_completed) }) } as TaskListQuery))),

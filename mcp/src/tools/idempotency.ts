@@ -1,18 +1,18 @@
 /**
- * The `idempotency_key` argument of the create tools (CONTRACT "MCP server", "Writes"; CONTRACT "Idempotency"): sent
- * as `Idempotency-Key`, so a repeated call with the same key and arguments returns the first result and creates
- * nothing.
+ * The `idempotency_key` argument of the create tools and upsert_item (CONTRACT "MCP server", "Writes"; CONTRACT
+ * "Idempotency"): sent as `Idempotency-Key`, so a repeated call with the same key and arguments returns the first
+ * result and creates or changes nothing.
  */
 import { z } from "zod";
 import { IDEMPOTENCY_KEY_PATTERN } from "@stageline/shared";
 
-/** Sentence every create tool's description ends with. */
+/** Sentence the description of every create tool and of upsert_item ends with. */
 export const IDEMPOTENCY_ADVICE =
-  "Pass an idempotency_key (any unique string) and reuse it when you repeat a call whose result you did not see: the repeat returns the first result instead of creating a duplicate.";
+  "Pass an idempotency_key and reuse it when repeating a call whose result you did not see: the first result comes back, no duplicate.";
 
 /** The optional `idempotency_key` argument (1..255 printable ASCII). */
 export const idempotencyKeyArg = z
   .string()
   .regex(IDEMPOTENCY_KEY_PATTERN, { error: "idempotency_key must be 1 to 255 printable ASCII characters." })
   .optional()
-  .describe("Unique per intended create; reuse it on retry.");
+  .describe("Unique per intended write; reuse it on retry.");

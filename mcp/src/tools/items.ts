@@ -1,6 +1,7 @@
 /**
  * The items toolset (spec "Items"; CONTRACT "MCP server"): list_items, get_item, create_item, update_item,
- * check_duplicates. Arguments and results are the contract's schemas (`@stageline/shared`).
+ * check_duplicates, and the sync tools delete_item (CONTRACT "Item deletion and erasure") and upsert_item (CONTRACT
+ * "Upsert"). Arguments and results are the contract's schemas (`@stageline/shared`).
  */
 import { z } from "zod";
 import {
@@ -9,6 +10,8 @@ import {
   ItemCreateSchema,
   ItemSchema,
   ItemUpdateSchema,
+  ItemUpsertSchema,
+  UPSERT_RESULTS,
   idField,
   itemListFilters,
   type Item,
@@ -25,11 +28,18 @@ export function describeItem(item: Partial<Item>): string {
 
 const itemIdArg = { item_id: idField("item_id").describe("The item's item_id.") };
 
+/**
+ * What the item tools say of `metadata`: fewer tokens than the API document's sentence (whose U+0000 rule is the whole
+ * API's, see tool-schema.ts). The schemas stay the contract's own (same validation).
+ */
+const METADATA_DESCRIPTION = "Custom field values by field key (see describe_pipelines).";
+const metadataArg = { metadata: ItemCreateSchema.shape.metadata.describe(METADATA_DESCRIPTION) };
+
 export const listItems = defineTool({
   name: "list_items",
   title: "List items",
   description:
-    "Find pipeline items (deals, candidates, tickets), newest first. Filter by pipeline_id, stage_id, status_id, short_id (e.g. SALES-12), exact name, q (name contains), created_after/updated_after (ISO 8601). Use fields to get only what you need; page with next_cursor.",
+    "Find items (deals, candidates, tickets), newest first, by pipeline_id, stage_id, status_id, short_id (e.g. SALES-12), exact name, q (name contains), created_after/updated_after. Ask only the fields you need; page with next_cursor.",
   toolset: "items",
   scope: "items:read",
   operations: ["listItems"],
@@ -46,7 +56,7 @@ export const listItems = defineTool({
 export const getItem = defineTool({
   name: "get_item",
   title: "Get an item",
-  description: "Read one item by item_id: its pipeline, stage, status, custom fields and current version (needed for update_item).",
+  description: "Read one item by item_id: pipeline, stage, status, custom fields, version.",
   toolset: "items",
   scope: "items:read",
   operations: ["getItem"],
@@ -60,12 +70,12 @@ export const getItem = defineTool({
 export const createItem = defineTool({
   name: "create_item",
   title: "Create an item",
-  description: `Create an item in a pipeline stage (ids from describe_pipelines; custom field values in metadata, keyed by field key). Consider check_duplicates first. ${IDEMPOTENCY_ADVICE}`,
+  description: `Create an item in a pipeline stage (ids from describe_pipelines). Check check_duplicates first, or use upsert_item to create-or-update. ${IDEMPOTENCY_ADVICE}`,
   toolset: "items",
   scope: "items:write",
   operations: ["createItem"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  input: ItemCreateSchema.extend({ idempotency_key: idempotencyKeyArg }),
+  input: ItemCreateSchema.extend({ ...metadataArg, idempotency_key: idempotencyKeyArg }),
   output: ItemSchema,
   run: (ops, { idempotency_key, ...body }) => ops.createItem(body, idempotency_key),
   summary: (item) => `Created item ${describeItem(item)}.`,
@@ -75,12 +85,12 @@ export const updateItem = defineTool({
   name: "update_item",
   title: "Update an item",
   description:
-    "Change an item's name, stage, status, contact, source or custom fields (metadata). Pass version (from get_item) so a concurrent change is refused (version_conflict with current_version) instead of overwritten; repeating the same update is then harmless.",
+    "Change an item's name, stage, status, contact, source or custom fields. Pass version (from get_item): a concurrent change is then refused (version_conflict, current_version), not overwritten.",
   toolset: "items",
   scope: "items:write",
   operations: ["updateItem"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  input: z.strictObject({ ...itemIdArg, ...ItemUpdateSchema.shape }),
+  input: z.strictObject({ ...itemIdArg, ...ItemUpdateSchema.shape, metadata: ItemUpdateSchema.shape.metadata.describe(METADATA_DESCRIPTION) }),
   output: ItemSchema,
   run: (ops, { item_id, ...body }) => ops.updateItem(item_id, body),
   summary: (item) => `Updated item ${describeItem(item)}.`,
@@ -90,14 +100,53 @@ export const checkDuplicates = defineTool({
   name: "check_duplicates",
   title: "Check for duplicate items",
   description:
-    "Before create_item: find existing items of a pipeline that match a name or custom field values (per the pipeline's duplicate rules), best match first, with matched_on.",
+    "Before create_item: existing items of a pipeline matching a name or custom field values under its duplicate rules, best first, with matched_on.",
   toolset: "items",
   scope: "items:read",
   operations: ["checkDuplicateItems"],
   annotations: READ,
-  input: DuplicateCheckSchema,
+  input: DuplicateCheckSchema.extend(metadataArg),
   output: z.object({ items: z.array(DuplicateMatchSchema) }),
   run: async (ops, body) => ({ items: await ops.checkDuplicates(body) }),
   summary: (r) =>
     r.items.length === 0 ? "No duplicates." : `${countLine(r.items.length, "possible duplicate", null)} Best: ${describeItem(r.items[0]!)}.`,
+});
+
+export const deleteItem = defineTool({
+  name: "delete_item",
+  title: "Delete an item",
+  description:
+    "Delete an item for good, erasing its data (GDPR erasure); no undo. Only on the user's request, confirmed with them first. Its tasks stay, unlinked. Pass version (from get_item) to refuse a changed item.",
+  toolset: "items",
+  scope: "items:write",
+  operations: ["deleteItem"],
+  // Destructive: it erases data for good. Idempotent in MCP's sense ("calling it repeatedly with the same arguments
+  // has no additional effect on its environment"), as DELETE is in RFC 9110 §9.2.2: a repeat deletes and erases
+  // nothing more, it only answers not_found (ids are never reused, so it can never hit another item). The hint
+  // describes effects, not answers: unsubscribe_webhook, also not_found on a repeat, states it the same way, and a
+  // client may retry a call whose answer was lost without risk. Confirmation is asked for by destructiveHint.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  input: z.strictObject({ ...itemIdArg, version: ItemUpdateSchema.shape.version }),
+  output: z.object({ item_id: z.string(), deleted: z.literal(true) }),
+  run: async (ops, { item_id, version }) => {
+    await ops.deleteItem(item_id, version);
+    return { item_id, deleted: true as const };
+  },
+  summary: (r) => `Deleted item ${r.item_id}; its data is erased.`,
+});
+
+export const upsertItem = defineTool({
+  name: "upsert_item",
+  title: "Create or update an item",
+  description: `Create-or-update, to sync a record: atomically updates the item matching the pipeline's duplicate rule (e.g. same email), else creates it. Errors: ambiguous_match (update one of matches by id); upsert_unavailable (no duplicate rule, or its fields missing: use create_item). ${IDEMPOTENCY_ADVICE}`,
+  toolset: "items",
+  scope: "items:write",
+  operations: ["upsertItem"],
+  // Destructive: a match's fields are overwritten, as update_item does. Idempotent: a repeat with the same arguments
+  // finds the item it created or updated and leaves it (unchanged); with the same idempotency_key it replays.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  input: ItemUpsertSchema.extend({ ...metadataArg, idempotency_key: idempotencyKeyArg }),
+  output: z.object({ result: z.enum(UPSERT_RESULTS), item: ItemSchema }),
+  run: (ops, { idempotency_key, ...body }) => ops.upsertItem(body, idempotency_key),
+  summary: (r) => `${r.result[0]!.toUpperCase()}${r.result.slice(1)} item ${describeItem(r.item)}.`,
 });

@@ -24,7 +24,7 @@ export function fieldsArg(example: string) {
     .min(1)
     .max(100)
     .optional()
-    .describe(`Only these fields of each record (fewer tokens), e.g. ${example}.`);
+    .describe(`Return only these fields (fewer tokens), e.g. ${example}.`);
 }
 
 /** The list result shape `{ <key>: record[], next_cursor }` (CONTRACT "MCP server", "Results"). */

@@ -20,7 +20,7 @@ export const listTasks = defineTool({
   name: "list_tasks",
   title: "List tasks",
   description:
-    "Find tasks (calls, emails, meetings, to-dos), newest first. Filter by item_id, is_completed, assigned_to, due_before/due_after (ISO 8601). Use fields to get only what you need; page with next_cursor.",
+    "Find tasks (calls, emails, meetings, to-dos), newest first, by item_id, is_completed, assigned_to, due_before/due_after. Ask only the fields you need; page with next_cursor.",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["listTasks"],
@@ -42,7 +42,7 @@ export const listTasks = defineTool({
 export const getTask = defineTool({
   name: "get_task",
   title: "Get a task",
-  description: "Read one task by task_id: title, due_at, assignee, completion and the item it belongs to.",
+  description: "Read one task by task_id: title, due_at, assignee, completion and its item.",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["getTask"],
@@ -56,7 +56,7 @@ export const getTask = defineTool({
 export const createTask = defineTool({
   name: "create_task",
   title: "Create a task",
-  description: `Create a task (a follow-up, call, email, meeting or to-do) for someone, optionally on an item (item_id). ${IDEMPOTENCY_ADVICE}`,
+  description: `Create a task (follow-up, call, email, meeting, to-do) for someone, optionally on an item (item_id). ${IDEMPOTENCY_ADVICE}`,
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["createTask"],
@@ -70,7 +70,7 @@ export const createTask = defineTool({
 export const updateTask = defineTool({
   name: "update_task",
   title: "Update a task",
-  description: "Change a task's fields (title, due_at, assignee, priority, notes, ...). To mark it done use complete_task.",
+  description: "Change a task's title, due_at, assignee, priority, notes, ... (to mark it done: complete_task).",
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["updateTask"],

@@ -23,7 +23,7 @@ import type { RateLimiter } from "../http/rate-limit";
 import { refuseNulInJson } from "../http/nul-characters";
 import type { AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
-import { inProcessOperations } from "./operations";
+import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
 export const MCP_PATH = `${API_BASE_PATH}/mcp`;
@@ -32,7 +32,7 @@ export const MCP_PATH = `${API_BASE_PATH}/mcp`;
 interface Connection {
   auth: AuthContext;
   access: ToolAccess;
-  rateLimitedFor?: number;
+  request: McpRequestInfo;
 }
 
 /** 403 for a browser origin that is not allowed (a JSON-RPC error without id, as MCP "Streamable HTTP" suggests). */
@@ -110,7 +110,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   const handler = createMcpHandler(
     (request) => {
       const connection = request.authInfo?.extra?.stageline as Connection;
-      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.rateLimitedFor), connection.access);
+      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access);
     },
     { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
   );
@@ -120,7 +120,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
   router.all("/", async (req, res) => {
     const auth = req.auth!;
-    const connection: Connection = { auth, access: accessOf(req, auth), rateLimitedFor: req.rateLimitedFor };
+    const connection: Connection = { auth, access: accessOf(req, auth), request: { ip: req.ip ?? null, rateLimited: req.rateLimitedFor } };
     const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
     const parsedBody = req.method === "POST" ? req.body : undefined;
     await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody }));

@@ -1,8 +1,9 @@
 /**
  * The MCP tools' operations in-process (CONTRACT "MCP server"): `StagelineOperations` of @stageline/mcp for one
  * authenticated API key, calling the service layer as the REST routes do (same parsing with the contract schemas,
- * same scope checks, same idempotency keys through `createIdempotently`), so `/v1/ext/mcp` never calls the server
- * over HTTP. A DomainError becomes an `OperationError` with the problem's `code`, `detail`, `errors`.
+ * same scope checks, same idempotency keys through `createIdempotently`, the upsert included, so a key means the same
+ * on both edges), so `/v1/ext/mcp` never calls the server over HTTP. A DomainError becomes an `OperationError` with
+ * the problem's `code`, `detail`, `errors`, `current_version`, `matches`.
  */
 import {
   API_BASE_PATH,
@@ -10,25 +11,33 @@ import {
   DomainError,
   DuplicateCheckSchema,
   ItemCreateSchema,
+  ItemDeleteQuerySchema,
   ItemListQuerySchema,
   ItemUpdateSchema,
+  ItemUpsertSchema,
   PageQuerySchema,
   TaskCreateSchema,
   TaskListQuerySchema,
   TaskUpdateSchema,
+  UPSERT_RESULT_HEADER,
+  UPSERT_RESULTS,
   WebhookSubscribeSchema,
   parseInput,
+  type Item,
   type KeysetPosition,
   type Problem,
   type Scope,
+  type UpsertResult,
 } from "@stageline/shared";
-import { OperationError, type Page, type StagelineOperations, type ToolProblem } from "@stageline/mcp";
+import { OperationError, toolProblemOfProblem, type Page, type StagelineOperations, type ToolProblem } from "@stageline/mcp";
 import type { AppContext } from "../context";
 import { createIdempotently, type CreatedResponse } from "../http/idempotency";
 import { assertScope, type AuthContext } from "../services/api-keys";
 import { checkDuplicates } from "../services/duplicates";
 import { IN_USE_RETRY_AFTER_SECONDS, type IdempotencyClaim } from "../services/idempotency";
+import { deleteItem } from "../services/item-delete";
 import { toItemResponse } from "../services/item-format";
+import { upsertHeaders, upsertItem } from "../services/item-upsert";
 import * as items from "../services/items";
 import { toPage } from "../services/keyset-page";
 import * as pipelines from "../services/pipelines";
@@ -38,9 +47,7 @@ import * as hooks from "../services/webhook-subscriptions";
 
 /** The problem of a DomainError as a tool reports it. */
 export function toolProblemOf(err: DomainError): ToolProblem {
-  const problem: ToolProblem = { code: err.code, detail: err.detail };
-  if (err.extras.errors?.length) problem.errors = err.extras.errors;
-  if (err.extras.current_version !== undefined) problem.current_version = err.extras.current_version;
+  const problem = toolProblemOfProblem({ ...err.extras, code: err.code, detail: err.detail });
   if (err.code === "idempotency_key_in_use") problem.retry_after_seconds = IN_USE_RETRY_AFTER_SECONDS;
   return problem;
 }
@@ -61,12 +68,27 @@ function pageOf<R extends KeysetPosition, T>(rows: R[], limit: number, format: (
   return { data: page.items.map(format), next_cursor: page.next };
 }
 
-/**
- * The operations of the key `auth` (its company, its scopes).
- * @param rateLimited seconds until the key's rate-limit window resets when this request was over the limit: every
- * operation then fails with `rate_limited` (CONTRACT "MCP server": 429 becomes a tool error that says when to retry).
- */
-export function inProcessOperations(ctx: AppContext, auth: AuthContext, rateLimited?: number): StagelineOperations {
+/** The request the operations serve, beside its key. */
+export interface McpRequestInfo {
+  /** Client IP (`req.ip`) or null, for the audit log of a deletion. */
+  ip: string | null;
+  /**
+   * Seconds until the key's rate-limit window resets when this request was over the limit: every operation then
+   * fails with `rate_limited` (CONTRACT "MCP server": 429 becomes a tool error that says when to retry).
+   */
+  rateLimited?: number | undefined;
+}
+
+/** The `Stageline-Upsert` result a (replayed) upsert answer carries. @throws Error when it carries none. */
+function upsertResultOf(headers: Record<string, string> | undefined): UpsertResult {
+  const value = headers?.[UPSERT_RESULT_HEADER];
+  if (!(UPSERT_RESULTS as readonly string[]).includes(value ?? "")) throw new Error("upsert answer without a Stageline-Upsert result");
+  return value as UpsertResult;
+}
+
+/** The operations of the key `auth` (its company, its scopes) for the request `request`. */
+export function inProcessOperations(ctx: AppContext, auth: AuthContext, request: McpRequestInfo): StagelineOperations {
+  const { rateLimited } = request;
   const companyId = auth.company.id;
   /** Scope check, rate limit, error mapping: what the REST edge does around every route. */
   const op = <T>(scopes: Scope[] | "any", fn: () => Promise<T>): Promise<T> =>
@@ -81,19 +103,27 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, rateLimi
       if (scopes !== "any") assertScope(auth, scopes);
       return fn();
     });
-  /** A create with an optional idempotency key, fingerprinted as the REST create at `path` with `body`. */
-  const create = async <T>(path: string, body: unknown, key: string | undefined, run: (claim?: IdempotencyClaim) => Promise<T>): Promise<T> => {
+  /**
+   * A create with an optional idempotency key, fingerprinted as the REST create at `path` with `body`: the answer
+   * `run` gives, or the key's stored answer (its headers too); a stored error answer rejects with its problem.
+   */
+  const idempotent = async (
+    path: string,
+    body: unknown,
+    key: string | undefined,
+    run: (claim?: IdempotencyClaim) => Promise<CreatedResponse>,
+  ): Promise<CreatedResponse> => {
     if (key === undefined) return run();
-    const request = { method: "POST", path: `${API_BASE_PATH}${path}`, body };
-    const outcome = await createIdempotently(ctx, companyId, key, request, async (claim): Promise<CreatedResponse> => ({ status: 201, body: await run(claim) }));
-    if (outcome.created) return outcome.created.body as T;
-    const stored = JSON.parse(outcome.stored.body) as T | Problem;
-    if (outcome.stored.status >= 400) {
-      const p = stored as Problem;
-      throw new OperationError({ code: p.code, detail: p.detail, ...(p.errors?.length ? { errors: p.errors } : {}) });
-    }
-    return stored as T;
+    const outcome = await createIdempotently(ctx, companyId, key, { method: "POST", path: `${API_BASE_PATH}${path}`, body }, run);
+    if (outcome.created) return outcome.created;
+    const { status, body: text, headers } = outcome.stored;
+    const stored = JSON.parse(text) as unknown;
+    if (status >= 400) throw new OperationError(toolProblemOfProblem(stored as Problem));
+    return { status, body: stored, ...(headers ? { headers } : {}) };
   };
+  /** A create answered `201` with the resource `run` makes (or the stored one). */
+  const create = async <T>(path: string, body: unknown, key: string | undefined, run: (claim?: IdempotencyClaim) => Promise<T>): Promise<T> =>
+    (await idempotent(path, body, key, async (claim) => ({ status: 201, body: await run(claim) }))).body as T;
 
   return {
     scopes: async () => auth.scopes,
@@ -106,6 +136,20 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, rateLimi
     createItem: (body, key) =>
       op(["items:write"], () => create("/items", body, key, (claim) => items.createItem(ctx, companyId, parseInput(ItemCreateSchema, body), claim))),
     updateItem: (itemId, body) => op(["items:write"], () => items.updateItem(ctx, companyId, itemId, parseInput(ItemUpdateSchema, body))),
+    deleteItem: (itemId, version) =>
+      op(["items:write"], async () => {
+        const query = parseInput(ItemDeleteQuerySchema, { version }, "arguments");
+        const actor = { type: "api_key" as const, id: auth.keyId, name: auth.keyName };
+        await deleteItem(ctx, companyId, itemId, { actor, ip: request.ip, version: query.version });
+      }),
+    upsertItem: (body, key) =>
+      op(["items:write"], async () => {
+        const answer = await idempotent("/items/upsert", body, key, async (claim) => {
+          const { result, item } = await upsertItem(ctx, companyId, parseInput(ItemUpsertSchema, body), claim);
+          return { status: result === "created" ? 201 : 200, body: item, headers: upsertHeaders(result) };
+        });
+        return { result: upsertResultOf(answer.headers), item: answer.body as Item };
+      }),
     checkDuplicates: (body) => op(["items:read"], () => checkDuplicates(ctx.prisma, companyId, parseInput(DuplicateCheckSchema, body))),
     listTasks: (request) =>
       op(["tasks:read"], async () => {
