@@ -11,7 +11,9 @@
  */
 import { FIELD_FILTER_EVENTS, type EventName, type WebhookFilter } from '@stageline/shared';
 import { invalidInput, toId } from '../fields/coerce';
-import type { InputData } from './rest-hook';
+
+/** The step's input values, as the operations see them. */
+export type InputData = Readonly<Record<string, unknown>>;
 
 /** The input key of "Only when these fields change". */
 export const FILTER_FIELDS_INPUT = 'filter_fields';

@@ -28,7 +28,7 @@ import { checkedBody, invalidInput, toId } from '../fields/coerce';
 import { idempotencyKeyFor, nextIdempotencyKey } from '../idempotency';
 import { throwForProblem } from '../middleware';
 import { verifiedDeliveryBody } from './delivery-signature';
-import { hookFilterOf, passesHookFilter, sampleListParams } from './hook-filter';
+import { hookFilterOf, passesHookFilter, sampleListParams, type InputData } from './hook-filter';
 
 /** How many recent resources `performList` loads as samples for the Zap editor. */
 export const SAMPLE_COUNT = 3;
@@ -83,8 +83,7 @@ async function subscribeOnce(z: ZObject, bundle: Bundle, body: WebhookSubscribe)
 /** The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events. */
 export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : Task;
 
-/** The step's input values, as the operations see them. */
-export type InputData = Readonly<Record<string, unknown>>;
+export type { InputData };
 
 /** What a trigger tells `restHookOperations`. */
 export type RestHookOptions<E extends EventName, O> = {
