@@ -5,6 +5,10 @@
  *   joins pipeline, stage and status names, ordered by the same index the server's list uses.
  * - `POST /items`: one `INSERT ... RETURNING` of the same row the API would store (same columns, same JSON), joined
  *   to the names for the Item format.
+ * - `DELETE /items/:id` (issue 25): the writes of the API's delete in one transaction, hand-written: lock the company
+ *   and the item (joined to its names, for the item.deleted body), lock its tasks, erase its earlier events and end
+ *   their pending deliveries, clear their attempts' excerpts, replace its stored create responses, write the audit
+ *   row, unlink the tasks, delete the row and insert the item.deleted event (no subscribers: stored erased). `204`.
  *
  * On PostgreSQL it uses a `pg` pool (as many connections as the server's pool) on the same schema as the server.
  * On PGlite it opens its OWN copy of the server's data directory: PGlite is single-process, so the server's
@@ -42,6 +46,8 @@ export interface RunningBaseline {
 }
 
 type Query = (sql: string, params: unknown[]) => Promise<Record<string, any>[]>;
+/** Runs `fn` in one transaction, its statements through the query it is given. */
+type InTransaction = <T>(fn: (q: Query) => Promise<T>) => Promise<T>;
 
 const ITEM_COLUMNS = `i.id, i.short_id, i.name, i.contact_id, i.source, i.metadata, i.version, i.created_at, i.updated_at,
   p.id AS pipeline_id, p.name AS pipeline_name, s.id AS stage_id, s.name AS stage_name, st.id AS status_id, st.name AS status_name`;
@@ -64,6 +70,28 @@ const INSERT_SQL = `WITH i AS (
   JOIN pipelines p ON p.id = i.pipeline_id
   JOIN stages s ON s.id = i.stage_id
   JOIN statuses st ON st.id = i.status_id`;
+
+/** The statements of the bare delete (see the file's header), in order; `$1` company, `$2` item. */
+const DELETE_SQL = {
+  company: `SELECT id FROM companies WHERE id = $1 FOR KEY SHARE`,
+  item: `SELECT ${ITEM_COLUMNS}
+    FROM items i JOIN pipelines p ON p.id = i.pipeline_id JOIN stages s ON s.id = i.stage_id JOIN statuses st ON st.id = i.status_id
+    WHERE i.id = $2 AND i.company_id = $1 FOR UPDATE OF i`,
+  tasks: `SELECT id FROM tasks WHERE company_id = $1 AND item_id = $2 ORDER BY id FOR UPDATE`,
+  erase: `WITH ev AS (SELECT id FROM webhook_events WHERE company_id = $1 AND resource_id = $2 AND type LIKE 'item.%'),
+    ended AS (UPDATE webhook_deliveries SET state = 'failed', completed_at = now() WHERE event_id IN (SELECT id FROM ev) AND state = 'pending' RETURNING id),
+    excerpts AS (UPDATE webhook_attempts a SET response_excerpt = NULL FROM webhook_deliveries d
+      WHERE d.event_id IN (SELECT id FROM ev) AND a.delivery_id = d.id AND a.response_excerpt IS NOT NULL RETURNING a.id)
+    UPDATE webhook_events SET payload = json_build_object('item_id', resource_id, 'erased', true), erased_at = now() WHERE id IN (SELECT id FROM ev)`,
+  writes: `WITH replays AS (UPDATE idempotency_keys SET status = 410, response_body = '{}', location = NULL WHERE company_id = $1 AND location = $3 RETURNING key),
+    audited AS (INSERT INTO audit_events (id, company_id, actor_type, actor_id, actor_label, action, target_type, target_id, target_label, details)
+      VALUES ($4, $1, 'api_key', NULL, 'bare', 'item.deleted', 'item', $2, $5, '{}'::jsonb) RETURNING id),
+    unlinked AS (UPDATE tasks SET item_id = NULL, updated_at = now() WHERE company_id = $1 AND id = ANY ($6::text[]) RETURNING id),
+    gone AS (DELETE FROM items WHERE id = $2 AND company_id = $1 RETURNING id)
+    INSERT INTO webhook_events (id, company_id, type, resource_id, payload, erased_at)
+    SELECT $7, $1, 'item.deleted', $2, CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE company_id = $1 AND 'item.deleted' = ANY (events))
+      THEN $8::json ELSE json_build_object('item_id', $2::text, 'erased', true) END, now() FROM gone`,
+};
 
 const iso = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
@@ -97,14 +125,30 @@ async function main(): Promise<void> {
   const kind = process.env.BASELINE_DB;
   const companyId = process.env.BASELINE_COMPANY_ID!;
   let query: Query;
+  let inTransaction: InTransaction;
   let close: () => Promise<void>;
   if (kind === "pglite") {
     const db = await openPglite(process.env.BASELINE_PGLITE_DIR!);
     query = async (sql, params) => (await db.query<Record<string, any>>(sql, params)).rows;
+    inTransaction = (fn) => db.transaction((tx) => fn(async (sql, params) => (await tx.query<Record<string, any>>(sql, params)).rows));
     close = () => db.close();
   } else {
     const pool = await openPgPool(process.env.BASELINE_DATABASE_URL!, Number(process.env.BASELINE_POOL_SIZE ?? 10));
     query = async (sql, params) => (await pool.query(sql, params)).rows;
+    inTransaction = async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(async (sql, params) => (await client.query(sql, params)).rows);
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    };
     close = () => pool.end();
   }
   // Custom field keys per pipeline, read once (the server caches parsed blueprints too).
@@ -155,6 +199,20 @@ async function main(): Promise<void> {
       JSON.stringify(b.metadata ?? {}),
     ]);
     res.status(201).json(toItem(rows[0]!, customKeys));
+  });
+  app.delete("/items/:id", async (req, res) => {
+    const id = String(req.params.id);
+    const found = await inTransaction(async (q) => {
+      if ((await q(DELETE_SQL.company, [companyId])).length === 0) return false;
+      const [row] = await q(DELETE_SQL.item, [companyId, id]);
+      if (!row) return false;
+      const tasks = (await q(DELETE_SQL.tasks, [companyId, id])).map((t) => t.id as string);
+      await q(DELETE_SQL.erase, [companyId, id]);
+      const body = JSON.stringify({ ...toItem(row, customKeys), deleted_at: new Date().toISOString() });
+      await q(DELETE_SQL.writes, [companyId, id, `/v1/ext/items/${id}`, crypto.randomUUID(), row.short_id, tasks, crypto.randomUUID(), body]);
+      return true;
+    });
+    res.status(found ? 204 : 404).end();
   });
   app.use((err: Error, _req: unknown, res: import("express").Response, _next: unknown) => {
     process.stderr.write(`baseline error: ${err.stack ?? err.message}\n`);

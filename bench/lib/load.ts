@@ -9,7 +9,7 @@ import autocannon from "autocannon";
 export interface LoadOptions {
   /** Base URL of the server, e.g. http://127.0.0.1:4000 */
   url: string;
-  method?: "GET" | "POST" | "PATCH";
+  method?: "GET" | "POST" | "PATCH" | "DELETE";
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -93,7 +93,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
-    ...(options.amount !== undefined ? { amount: options.amount } : { duration: options.duration ?? 10 }),
+    // A fixed amount ends at the first sample tick after the last response: sample every 20 ms (not autocannon's
+    // 1 s), so the run's duration, and req/s with it, is not rounded up to whole seconds.
+    ...(options.amount !== undefined ? { amount: options.amount, sampleInt: 20 } : { duration: options.duration ?? 10 }),
     timeout: REQUEST_TIMEOUT_S,
     requests: [request],
     ...(setupClient ? { setupClient: (client: autocannon.Client) => setupClient(client, seen) } : {}),

@@ -128,6 +128,7 @@ export class BenchPass {
       if (this.has("get")) await this.measureGet();
       if (this.has("patch")) await this.measurePatch();
       if (this.has("create")) await this.measureCreate();
+      if (this.has("delete")) await this.measureDelete();
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("pages")) {
@@ -281,7 +282,7 @@ export class BenchPass {
       const copy = path.join(this.tmpDir, "baseline-pglite");
       fs.cpSync(pgliteDirOf(this.dataDir), copy, { recursive: true });
       await this.startServer("after-seed");
-      if (this.has("list") || this.has("create")) {
+      if (this.has("list") || this.has("create") || this.has("delete")) {
         this.baseline = await startBaseline({
           kind: "pglite",
           pgliteDir: copy,
@@ -291,7 +292,7 @@ export class BenchPass {
           ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
         });
       }
-    } else if (this.has("list") || this.has("create")) {
+    } else if (this.has("list") || this.has("create") || this.has("delete")) {
       this.baseline = await startBaseline({
         kind: "postgres",
         databaseUrl: this.databaseUrl!,
@@ -605,6 +606,80 @@ export class BenchPass {
         },
       );
       this.roundsTable("Create", bareRounds, serverRounds, "no webhook subscriptions yet: each create writes its outbox event, no deliveries", keyedRounds);
+    });
+  }
+
+  /**
+   * Issue 25: DELETE /v1/ext/items/{id} (the item locked, its events erased, item.deleted written, the audit row, the
+   * row deleted: one transaction) vs the bare handler doing the same writes, in alternating rounds of a fixed number
+   * of deletes each (a delete uses its item up). Every round deletes items made for it just before through the API
+   * (each with its item.created event to erase); on PGlite the bare baseline's own copy cannot see those, so it
+   * deletes items its own `POST /items` made (no event to erase there). The ratio is printed beside create's.
+   */
+  private async measureDelete(): Promise<void> {
+    const perRound = this.o.quick ? 300 : 2000;
+    const spare = this.o.connections * 2; // setupRequest may run ahead of the requests autocannon sends
+    const body = this.createBody();
+    const makeItems = async (n: number, viaBare: boolean): Promise<string[]> => {
+      const ids: string[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < n) {
+          next++;
+          const payload = body.replace(/\[<id>\]/g, `del${crypto.randomBytes(6).toString("hex")}`);
+          const res = viaBare
+            ? await fetch(`${this.baseline!.url}/items`, { method: "POST", headers: { "content-type": "application/json" }, body: payload })
+            : await fetch(`${this.api.baseUrl}/v1/ext/items`, { method: "POST", headers: { ...this.headers, "content-type": "application/json" }, body: payload });
+          if (res.status !== 201) throw new Error(`making items to delete: ${res.status} ${(await res.text()).slice(0, 200)}`);
+          ids.push(((await res.json()) as { item_id: string }).item_id);
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, worker));
+      await this.settle();
+      return ids;
+    };
+    const deleting = (ids: string[], base: string, prefix: string, headers?: Record<string, string>) => {
+      let next = 0;
+      return {
+        url: base,
+        method: "DELETE" as const,
+        path: `${prefix}/${ids[0]}`,
+        ...(headers ? { headers } : {}),
+        amount: perRound,
+        setupRequest: (req: Parameters<NonNullable<LoadOptions["setupRequest"]>>[0]) => ({ ...req, path: `${prefix}/${ids[Math.min(next++, ids.length - 1)]}` }),
+      };
+    };
+    await this.during("delete: server vs bare", async () => {
+      const bareRounds: LoadResult[] = [];
+      const serverRounds: LoadResult[] = [];
+      for (let r = 0; r < this.o.rounds; r++) {
+        const bareIds = await makeItems(perRound + spare, this.kind === "pglite");
+        bareRounds.push(await this.load(`bare delete, round ${r + 1}`, deleting(bareIds, this.baseline!.url, "/items"), false));
+        const serverIds = await makeItems(perRound + spare, false);
+        serverRounds.push(await this.load(`server delete, round ${r + 1}`, deleting(serverIds, this.api.baseUrl, "/v1/ext/items", this.headers), false));
+      }
+      const b = combineRounds(bareRounds);
+      const s = combineRounds(serverRounds);
+      const createRatio = this.figures.find((f) => f.metric === "Create: server / bare throughput")?.value ?? undefined;
+      this.figures.push(
+        { item: 2, metric: "Delete (erasure, item.deleted event, audit): server", value: s.reqPerSec, display: `${rps(s.reqPerSec)} (${this.latencyText(s)})` },
+        { item: 2, metric: "Delete: bare Express + the same writes, no auth", value: b.reqPerSec, display: `${rps(b.reqPerSec)} (${this.latencyText(b)})` },
+        {
+          item: 2,
+          metric: "Delete: server / bare throughput",
+          value: s.reqPerSec / b.reqPerSec,
+          display: `${ratio(s.reqPerSec / b.reqPerSec)}${createRatio === undefined ? "" : ` (create's in this run: ${ratio(createRatio)})`}`,
+          ...(createRatio === undefined ? {} : { target: { op: ">=" as const, limit: createRatio, text: `≥ create's ratio (${ratio(createRatio)})` } }),
+        },
+      );
+      this.roundsTable(
+        "Delete",
+        bareRounds,
+        serverRounds,
+        `items made just before${this.kind === "pglite" ? " (bare: by its own POST /items, no event to erase)" : " through the API, each with its item.created event"}; no subscriptions`,
+        [],
+        `${perRound} deletes each`,
+      );
     });
   }
 
@@ -1002,12 +1077,12 @@ export class BenchPass {
     );
   }
 
-  private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string, keyed: LoadResult[] = []): void {
+  private roundsTable(name: string, bare: LoadResult[], server: LoadResult[], note: string, keyed: LoadResult[] = [], each = `${this.o.duration} s each`): void {
     const row = (who: string, r: LoadResult, i: number) =>
       `| ${name} | ${who} | ${i + 1} | ${Math.round(r.reqPerSec)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.ok} | ${r.non2xx + r.errors} |`;
     this.details.push(
       "",
-      `${name} rounds (alternating, ${this.o.duration} s each; ${note}):`,
+      `${name} rounds (alternating, ${each}; ${note}):`,
       "",
       "| Measure | Handler | Round | req/s | p50 ms | p99 ms | 2xx | failed |",
       "|---|---|---|---|---|---|---|---|",

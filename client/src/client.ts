@@ -35,7 +35,7 @@ export interface StagelineOptions {
 
 /** The Stageline external API client. */
 export class Stageline {
-  /** Items: `list`, `iterate`, `get`, `create`, `update`, `checkDuplicates`, `find`. */
+  /** Items: `list`, `iterate`, `get`, `create`, `update`, `delete`, `checkDuplicates`, `find`. */
   readonly items: Items;
   /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`. */
   readonly tasks: Tasks;

@@ -26,6 +26,10 @@ export type WebhookSubscription = Schemas["WebhookSubscription"];
 export type WebhookSubscriptionCreated = Schemas["WebhookSubscriptionCreated"];
 /** One delivery of an event to a subscription, with its attempts. */
 export type WebhookDelivery = Schemas["WebhookDelivery"];
+/** An event name of the catalogue (`item.created`, ..., `item.deleted`, `task.completed`), from the document's enum. */
+export type WebhookEventName = WebhookDelivery["event"];
+/** The query of `items.delete` (DELETE /v1/ext/items/{item_id}): optional `version` (optimistic locking). */
+export type ItemDeleteOptions = Query<"deleteItem">;
 /** The company and API key the client authenticates as (GET /v1/ext/me). */
 export type Me = Schemas["Me"];
 /** One failing field of a problem (`errors[]`). */

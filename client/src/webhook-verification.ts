@@ -6,6 +6,7 @@
  * rotation. Uses node:crypto only.
  */
 import crypto from "node:crypto";
+import type { WebhookEventName } from "./types";
 
 /** A delivery whose signature, headers or timestamp do not check out. `reason` says which. */
 export class WebhookVerificationError extends Error {
@@ -23,8 +24,11 @@ export class WebhookVerificationError extends Error {
 export interface VerifiedWebhook<T = unknown> {
   /** `webhook-id`: the event id, the same on every retry (dedupe on it). */
   id: string;
-  /** `x-webhook-event`, e.g. `item.created` (empty string when the header is absent). Not signed: see verifyWebhook. */
-  event: string;
+  /**
+   * `x-webhook-event`, e.g. `item.created` or `item.deleted` (empty string when the header is absent). Not signed: see
+   * verifyWebhook. Typed as the catalogue's names (WebhookEventName) for completion, but any string may arrive.
+   */
+  event: WebhookEventName | (string & {});
   /** `webhook-timestamp` as a Date (when the attempt was signed). */
   timestamp: Date;
   /** The parsed body: the item (item events) or task (task events). */

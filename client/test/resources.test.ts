@@ -107,6 +107,14 @@ describe("the rest of the surface", () => {
     await expect(c.webhooks.unsubscribe("w1")).resolves.toBeUndefined();
   });
 
+  it("items.delete: DELETE with the version as a query parameter only when given, resolves void on 204, sent once on 503", async () => {
+    api().delete("/v1/ext/items/a%2Fb").query({ version: "3" }).reply(204).delete("/v1/ext/items/i2").reply(204).delete("/v1/ext/items/i3").once().reply(503);
+    const c = client();
+    await expect(c.items.delete("a/b", { version: 3 })).resolves.toBeUndefined();
+    await expect(c.items.delete("i2")).resolves.toBeUndefined();
+    await expect(c.items.delete("i3")).rejects.toMatchObject({ status: 503 }); // a second attempt would hit no interceptor
+  });
+
   it("baseUrl may end with a slash; the client adds /v1/ext", async () => {
     api().get("/v1/ext/pipelines").reply(200, []);
     await expect(client({ baseUrl: `${ORIGIN}/` }).pipelines.list()).resolves.toEqual([]);
@@ -126,6 +134,7 @@ describe("the rest of the surface", () => {
     const calls: [string, () => Promise<unknown>][] = [
       ["items.get", () => c.items.get("")],
       ["items.update", () => c.items.update("  ", { name: "x" })],
+      ["items.delete", () => c.items.delete(" ")],
       ["tasks.get", () => c.tasks.get("")],
       ["tasks.update", () => c.tasks.update("", { title: "x" })],
       ["tasks.complete", () => c.tasks.complete(" ")],
@@ -137,7 +146,7 @@ describe("the rest of the surface", () => {
       ["webhooks.rotateSecret", () => c.webhooks.rotateSecret("")],
     ];
     for (const [name, call] of calls) await expect(call()).rejects.toThrow(TypeError);
-    expect(calls).toHaveLength(11); // no nock interceptor: anything sent would fail with a nock error instead
+    expect(calls).toHaveLength(12); // no nock interceptor: anything sent would fail with a nock error instead
   });
 
   it("items.find with an empty or blank short ID or name rejects with TypeError instead of listing every item", async () => {

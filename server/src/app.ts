@@ -6,7 +6,7 @@
  */
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
-import { requestSerializer, responseSerializer } from "./logger";
+import { errorSerializer, requestSerializer, responseSerializer } from "./logger";
 import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
@@ -48,7 +48,7 @@ export function createApp(ctx: AppContext): Express {
         logger: ctx.logger,
         autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? "") },
         // URLs with secret segments and query values masked, credential headers redacted (logger.ts).
-        serializers: { req: requestSerializer, res: responseSerializer },
+        serializers: { req: requestSerializer, res: responseSerializer, err: errorSerializer },
       }),
     );
   }

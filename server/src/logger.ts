@@ -22,6 +22,12 @@ export const REDACTED = "[redacted]";
 /** A header or query parameter whose name matches this carries a credential (case-insensitive). */
 const SECRET_NAME = /auth|token|key|secret|cookie|session|csrf|passw|signature|credential/i;
 
+/**
+ * Query parameters whose values are an item's field values (the items list's `q` and `name` filters): personal
+ * data that must not outlive the item in a log (CONTRACT "Item deletion and erasure": logs never hold its values).
+ */
+const PERSONAL_DATA_PARAMS = new Set(["q", "name"]);
+
 /** Paths whose segment after the prefix is a bearer secret (the invitation link's one-time token). */
 const SECRET_PATH_PREFIXES = ["/console/invite/"];
 
@@ -46,7 +52,8 @@ function secretValue(value: string): boolean {
 /**
  * The request URL `url` (path and query, as `req.originalUrl`) as it may be logged: the segment after a
  * `SECRET_PATH_PREFIXES` prefix, every segment that looks like a secret, and the value of every query parameter whose
- * name looks like a credential's or whose value looks like a secret become `[redacted]`. Other parts are kept as sent
+ * name looks like a credential's, is an item field search (`PERSONAL_DATA_PARAMS`), or whose value looks like a secret
+ * become `[redacted]`. Other parts are kept as sent
  * (still percent-encoded), so the line still tells which page and which ids were asked for.
  */
 export function safeUrl(url: string | undefined): string | undefined {
@@ -72,7 +79,9 @@ export function safeUrl(url: string | undefined): string | undefined {
       const eq = pair.indexOf("=");
       if (eq === -1) return secretValue(pair) ? REDACTED : pair;
       const name = pair.slice(0, eq);
-      return SECRET_NAME.test(safeDecode(name)) || secretValue(pair.slice(eq + 1)) ? `${name}=${REDACTED}` : pair;
+      const decodedName = safeDecode(name);
+      const hide = SECRET_NAME.test(decodedName) || PERSONAL_DATA_PARAMS.has(decodedName) || secretValue(pair.slice(eq + 1));
+      return hide ? `${name}=${REDACTED}` : pair;
     })
     .join("&");
   return `${safePath}?${safeQuery}`;
@@ -145,5 +154,18 @@ export function createLogger(level: string): Logger {
     level,
     base: { service: "stageline" },
     redact: { paths: REDACT_PATHS, censor: REDACTED },
+    serializers: { err: errorSerializer },
   });
+}
+
+/**
+ * The `err` serializer: the error's type, `code`, message and stack only. Driver errors carry more enumerable
+ * members (PostgreSQL's `detail` such as `Key (x)=(value)`, `where`, the failing query and its parameters) that can
+ * hold request or stored values; they are left out (CONTRACT "Item deletion and erasure": logs never contain
+ * request or event bodies).
+ */
+export function errorSerializer(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  return { type: err.name, message: err.message, ...(typeof code === "string" || typeof code === "number" ? { code } : {}), stack: err.stack };
 }

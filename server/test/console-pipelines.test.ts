@@ -2,7 +2,7 @@
  * The console's read-only Pipelines pages in a real headless Chromium: pipelines with stages, statuses, custom
  * fields and duplicate rule; a pipeline's items in pages, searched by short ID or name; an item with its custom
  * fields and tasks; importing a blueprint file (admin), a broken file refused on its field; a member sees but cannot
- * import (403); another company's pipeline is 404; archiving and restoring a pipeline; axe-core on every page.
+ * import (403); another company's pipeline is 404; archiving and restoring a pipeline; deleting an item; axe-core on every page.
  */
 import type { Browser, Page } from "playwright-core";
 import { createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, type ConsoleUser } from "./helpers/console-browser";
@@ -137,4 +137,17 @@ it("archives a pipeline after a confirmation page and restores it (issue 19), ea
   await page.getByRole("button", { name: "Restore pipeline" }).click();
   await page.getByText('Pipeline "Retired" restored.').waitFor();
   expect((await t.request("GET", "/v1/ext/pipelines")).body.map((p: { name: string }) => p.name)).toContain("Retired");
+});
+
+it("deletes an item from its page after an accessible confirmation page (issue 25), back on the items list with a notice", async () => {
+  const target = items[10]!;
+  await page.goto(`/console/pipelines/${t.pipeline.id}/items/${target.item_id}`);
+  await page.getByRole("link", { name: `Delete item ${target.short_id}` }).click();
+  await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`Delete item ${target.short_id}?`);
+  await expectNoSeriousAxeViolations(page);
+  await page.getByRole("button", { name: `Delete item ${target.short_id}` }).click();
+  await page.getByText(`Item ${target.short_id} deleted.`).waitFor();
+  await expectNoSeriousAxeViolations(page);
+  expect(new URL(page.url()).pathname).toBe(`/console/pipelines/${t.pipeline.id}/items`);
+  expect((await t.request("GET", `/v1/ext/items/${target.item_id}`)).status).toBe(404);
 });

@@ -69,7 +69,7 @@ describe("webhook endpoints (console)", () => {
     });
 
     it("refuses an unknown event and a URL the mode does not allow, naming both fields", async () => {
-      const input = EndpointInputSchema.parse({ target_url: "ftp://hooks.example.com/x", events: ["item.deleted"] });
+      const input = EndpointInputSchema.parse({ target_url: "ftp://hooks.example.com/x", events: ["item.archived"] });
       await expect(createEndpoint(ctx, by(), input)).rejects.toMatchObject({
         status: 422,
         extras: { errors: [expect.objectContaining({ path: "target_url" }), expect.objectContaining({ path: "events" })] },

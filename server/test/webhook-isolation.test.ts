@@ -240,7 +240,7 @@ describe("wake-ups under racing writes and two dispatchers", () => {
       expect(a.map((d) => Number(d.seq))).toHaveLength(3);
       // A sent the first and is sending the second and third; the first is then resent from the console.
       await prisma.webhookDelivery.update({ where: { id: a[0].id }, data: { state: "succeeded", completedAt: new Date(), lockedBy: null, lockedUntil: null } });
-      expect(await requeueDelivery(prisma, sub.id, a[0].id, new Date())).toBe(true);
+      expect(await requeueDelivery(prisma, sub.id, a[0].id, new Date())).toBe("requeued");
 
       const b = await claimDueDeliveries(prisma, { ownerId: "b", lanes, leaseMs: 30_000, batchSize: 8 });
       expect(b.map((d) => d.id)).toEqual([a[0].id]); // not the 4th to 6th: the 2nd and 3rd are still in flight

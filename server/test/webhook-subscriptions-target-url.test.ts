@@ -107,7 +107,7 @@ describe("subscribing on a production server", () => {
   });
 
   it("reports an unknown event and a refused target together", async () => {
-    const res = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://hooks.example.com/x", event: "item.deleted" });
+    const res = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://hooks.example.com/x", event: "item.archived" });
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(["event", "target_url"]);
     expect(res.body.valid_events).toContain("item.created");

@@ -57,7 +57,7 @@ describe("REST-hook subscriptions", () => {
     });
 
     it("refuses an unknown event as 422 listing the valid ones", async () => {
-      const res = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.deleted" }, key);
+      const res = await t.request("POST", "/v1/ext/webhooks", { target_url: TARGET, event: "item.archived" }, key);
       expect(res.status).toBe(422);
       expect(res.body.code).toBe("invalid_reference");
       expect(res.body.valid_events).toEqual([...EVENT_NAMES]);
@@ -111,7 +111,7 @@ describe("REST-hook subscriptions", () => {
       expect(res.status).toBe(200);
       expect(res.body.map((s: { id: string }) => s.id)).toEqual(newestFirst);
       for (const subscription of res.body) {
-        expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "failing_since", "id", "next_attempt_at", "target_url"]);
+        expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "failing_since", "filter", "id", "next_attempt_at", "target_url"]);
       }
     });
 

@@ -138,3 +138,33 @@ describe("the client's surface against the real server", () => {
     await expect(client.webhooks.unsubscribe(sub.id)).rejects.toBeInstanceOf(NotFoundError);
   }, 60_000);
 });
+
+describe("items.delete against the real server (issue 25)", () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  it("deletes (void), is conditional with version, then the item is gone; the item.deleted delivery verifies", async () => {
+    const client = new Stageline({ apiKey: t.apiKey, baseUrl: t.url });
+    const sub = await client.webhooks.subscribe({ target_url: `${receiver.url}/deleted`, event: "item.deleted" });
+    const item = await client.items.create({ name: "Client deletes", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    await client.items.update(item.item_id, { name: "Client deletes (v2)" });
+    await expect(client.items.delete(item.item_id, { version: 1 })).rejects.toMatchObject({ constructor: ConflictError, code: "version_conflict", currentVersion: 2 });
+    await expect(client.items.delete(item.item_id, { version: 2 })).resolves.toBeUndefined();
+    await expect(client.items.get(item.item_id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.items.delete(item.item_id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.items.delete(" ")).rejects.toBeInstanceOf(TypeError);
+
+    await receiver.waitFor(() => receiver.accepted("/deleted").length === 1, "the item.deleted delivery");
+    const delivery = receiver.accepted("/deleted")[0]!;
+    const verified = verifyWebhook<{ item_id: string; deleted_at: string }>(delivery.body, delivery.headers, sub.secret);
+    const event: "item.deleted" | string = verified.event;
+    expect(event).toBe("item.deleted");
+    expect(verified.data).toMatchObject({ item_id: item.item_id, name: "Client deletes (v2)", deleted_at: expect.any(String) });
+    await client.webhooks.unsubscribe(sub.id);
+  }, 60_000);
+});

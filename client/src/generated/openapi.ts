@@ -70,7 +70,13 @@ export interface paths {
         get: operations["getItem"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete an item
+         * @description Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at`. With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.
+         *
+         *     Scope: `items:write`.
+         */
+        delete: operations["deleteItem"];
         options?: never;
         head?: never;
         /**
@@ -321,7 +327,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery again
-         * @description Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`.
+         * @description Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`; one whose body was erased because its item was deleted is `410 payload_erased`.
          *
          *     Scope: `hooks:manage`.
          */
@@ -341,7 +347,7 @@ export interface paths {
         };
         /**
          * Get a sample item payload
-         * @description A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored.
+         * @description A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` for `item.deleted`; a task event is a 400.
          *
          *     Scope: `hooks:manage` or `items:read`.
          */
@@ -363,7 +369,7 @@ export interface paths {
         };
         /**
          * Get a sample task payload
-         * @description A sample task event payload. Nothing is stored.
+         * @description A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.
          *
          *     Scope: `hooks:manage` or `tasks:read`.
          */
@@ -520,6 +526,11 @@ export interface components {
             disabled_reason: string | null;
             failing_since: string | null;
             next_attempt_at: string | null;
+            filter: {
+                pipeline_id?: string;
+                stage_id?: string;
+                fields?: string[];
+            } | null;
         };
         WebhookSubscriptionCreated: {
             id: string;
@@ -531,13 +542,18 @@ export interface components {
             disabled_reason: string | null;
             failing_since: string | null;
             next_attempt_at: string | null;
+            filter: {
+                pipeline_id?: string;
+                stage_id?: string;
+                fields?: string[];
+            } | null;
             secret: string;
         };
         WebhookDelivery: {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event: "item.created" | "item.updated" | "item.stage_changed" | "task.created" | "task.updated" | "task.completed";
+            event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
             /** @enum {string} */
             state: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -594,6 +610,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -617,6 +634,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -640,6 +658,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -663,6 +682,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -683,6 +703,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -706,6 +727,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -730,6 +752,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -753,6 +776,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -777,6 +801,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -801,6 +826,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -825,6 +851,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -849,6 +876,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -870,6 +898,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -895,6 +924,32 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
+        /** @description Error. */
+        PayloadErasedReplayable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 410;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "payload_erased";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -919,6 +974,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -943,6 +999,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -967,6 +1024,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -990,6 +1048,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1013,6 +1072,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1036,6 +1096,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1059,6 +1120,7 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1083,6 +1145,31 @@ export interface components {
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
+        /** @description Error. */
+        PayloadErased: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 410;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "payload_erased";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
                 };
             };
         };
@@ -1252,6 +1339,7 @@ export interface operations {
             403: components["responses"]["InsufficientScopeReplayable"];
             408: components["responses"]["RequestTimeoutReplayable"];
             409: components["responses"]["IdempotencyKeyInUseReplayable"];
+            410: components["responses"]["PayloadErasedReplayable"];
             413: components["responses"]["PayloadTooLargeReplayable"];
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
@@ -1389,6 +1477,42 @@ export interface operations {
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteItem: {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The item's `item_id`. */
+                item_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; its values are erased. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["VersionConflict"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -1961,7 +2085,8 @@ export interface operations {
                      *         "disabled_at": null,
                      *         "disabled_reason": null,
                      *         "failing_since": null,
-                     *         "next_attempt_at": null
+                     *         "next_attempt_at": null,
+                     *         "filter": null
                      *       }
                      *     ]
                      */
@@ -2002,7 +2127,12 @@ export interface operations {
                      * @description The event to receive. Another name is a 422 `invalid_reference` whose `valid_events` lists these.
                      * @enum {string}
                      */
-                    event: "item.created" | "item.updated" | "item.stage_changed" | "task.created" | "task.updated" | "task.completed";
+                    event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                    filter?: {
+                        pipeline_id?: string;
+                        stage_id?: string;
+                        fields?: string[];
+                    } | null;
                 };
             };
         };
@@ -2027,6 +2157,7 @@ export interface operations {
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
+                     *       "filter": null,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2109,6 +2240,7 @@ export interface operations {
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
+                     *       "filter": null,
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2246,6 +2378,7 @@ export interface operations {
             403: components["responses"]["InsufficientScope"];
             404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
+            410: components["responses"]["PayloadErased"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
@@ -2254,14 +2387,16 @@ export interface operations {
     };
     getSampleItem: {
         parameters: {
-            query?: never;
+            query?: {
+                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A sample Item. */
+            /** @description A sample Item, or the sample body of the event asked for (an Item with `changed_fields`/`previous` or `deleted_at`). */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2290,7 +2425,35 @@ export interface operations {
                      *       "deal_value": 1500
                      *     }
                      */
-                    "application/json": components["schemas"]["Item"];
+                    "application/json": {
+                        item_id: string;
+                        short_id: string;
+                        name: string;
+                        pipeline: string;
+                        pipeline_id: string;
+                        stage: string;
+                        stage_id: string;
+                        status: string;
+                        status_id: string;
+                        contact_id: string | null;
+                        source: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        version: number;
+                        changed_fields?: string[];
+                        previous?: {
+                            stage: string;
+                            status: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** Format: date-time */
+                        deleted_at?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -2305,14 +2468,16 @@ export interface operations {
     };
     getSampleTask: {
         parameters: {
-            query?: never;
+            query?: {
+                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description A sample Task. */
+            /** @description A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`). */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -2341,7 +2506,33 @@ export interface operations {
                      *       "updated_at": "2026-03-01T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Task"];
+                    "application/json": {
+                        task_id: string;
+                        title: string;
+                        description: string | null;
+                        /** Format: date-time */
+                        due_at: string;
+                        /** @enum {string} */
+                        priority: "none" | "low" | "medium" | "high" | "urgent";
+                        is_completed: boolean;
+                        /** @enum {string} */
+                        task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
+                        assigned_to: string;
+                        created_by: string;
+                        item_id: string | null;
+                        completed_at: string | null;
+                        notes: string | null;
+                        duration_minutes: number | null;
+                        reminder_minutes: number | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        changed_fields?: string[];
+                        previous?: {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
             400: components["responses"]["ValidationFailed"];

@@ -3,7 +3,7 @@
  */
 import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
-import type { DuplicateMatch, Item, ItemCreate, ItemDuplicateCheck, ItemListQuery, ItemUpdate } from "../types";
+import type { DuplicateMatch, Item, ItemCreate, ItemDeleteOptions, ItemDuplicateCheck, ItemListQuery, ItemUpdate } from "../types";
 
 /** Items of the company's pipelines. */
 export class Items {
@@ -64,6 +64,22 @@ export class Items {
   async update(id: string, body: ItemUpdate): Promise<Item> {
     const path = { item_id: requireId("id", id) };
     return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.PATCH("/v1/ext/items/{item_id}", { params: { path }, body, fetch })));
+  }
+
+  /**
+   * Deletes an item for good (DELETE /v1/ext/items/{item_id}; scope `items:write`; CONTRACT "Item deletion and
+   * erasure"): its values are erased in the service, its tasks stay unlinked, subscribers get `item.deleted`. Sent
+   * once: not retried after a network error or 5xx (a repeat would be a 404 if the first one went through); a 429 is
+   * still waited out.
+   * @param options `version` makes it conditional (409 version_conflict when stale).
+   * @throws NotFoundError (unknown, another company's, or already deleted), ConflictError (`currentVersion` set),
+   * ValidationError, ServerError, ConnectionError.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
+   */
+  async delete(id: string, options: ItemDeleteOptions = {}): Promise<void> {
+    const path = { item_id: requireId("id", id) };
+    const query: ItemDeleteOptions = options.version === undefined ? {} : { version: options.version };
+    await unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.DELETE("/v1/ext/items/{item_id}", { params: { path, query }, fetch })));
   }
 
   /**

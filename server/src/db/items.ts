@@ -20,7 +20,7 @@ import {
   type StoredResponse,
 } from "./idempotency";
 import { lockedCompanyCte } from "./companies";
-import { query } from "./sql";
+import { query, type TransactionQuery } from "./sql";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -78,7 +78,14 @@ async function toItemRecords(prisma: PrismaClient, companyId: string, rows: Item
       throw new Error(`item ${row.id}: stage ${row.stage_id} or status ${row.status_id} not in pipeline ${row.pipeline_id}`);
     }
     structures.set(row.pipeline_id, structure);
-    records[i] = {
+    records[i] = itemRecordOf(row, structure, stageName, statusName);
+  }
+  return records;
+}
+
+/** The `ItemRecord` of an item row of pipeline `structure`, given its stage's and status's names. */
+function itemRecordOf(row: ItemRow, structure: PipelineStructure, stageName: string, statusName: string): ItemRecord {
+  return {
       id: row.id,
       shortId: row.short_id,
       name: row.name,
@@ -91,9 +98,32 @@ async function toItemRecords(prisma: PrismaClient, companyId: string, rows: Item
       pipeline: { id: row.pipeline_id, name: structure.name, blueprint: structure.blueprint },
       stage: { id: row.stage_id, name: stageName },
       status: { id: row.status_id, name: statusName },
-    };
+  };
+}
+
+/**
+ * Reads the company's item `itemId` locked `FOR UPDATE` inside the transaction of `q` (db/sql.ts
+ * `SqlRunner.transaction`), in the ItemRecord shape, names from `structure` (the item's pipeline, read before the
+ * transaction: on PGlite no other statement may run while it is open; structures never change once stored).
+ * @returns the record, or null when unknown or another company's.
+ * @throws Error when the row's stage or status is not in `structure` (another pipeline's structure was passed).
+ */
+export async function lockItemForUpdate(
+  q: TransactionQuery,
+  companyId: string,
+  itemId: string,
+  structure: PipelineStructure,
+): Promise<ItemRecord | null> {
+  const rows = await q<ItemRow>(`${ITEM_SELECT} WHERE i.id = $1 AND i.company_id = $2 FOR UPDATE`, [itemId, companyId]);
+  const row = rows[0];
+  if (!row) return null;
+  const names = structureNames(structure);
+  const stageName = names.get(row.stage_id);
+  const statusName = names.get(row.status_id);
+  if (row.pipeline_id !== structure.id || stageName === undefined || statusName === undefined) {
+    throw new Error(`item ${row.id}: stage ${row.stage_id} or status ${row.status_id} not in pipeline ${structure.id}`);
   }
-  return records;
+  return itemRecordOf(row, structure, stageName, statusName);
 }
 
 /**

@@ -36,12 +36,30 @@ const WAKEUPS_CTE = `woken AS (
  * subscription (ON DELETE CASCADE) — never a foreign-key failure of the change itself.
  */
 export function fanOutCtes(eventsCte: string, companyParam: string): string {
+  return `${subscribersCte(companyParam, `ARRAY(SELECT type FROM ${eventsCte})`)}, ${queueDeliveriesCtes(eventsCte)}`;
+}
+
+/**
+ * The CTE `subscribers` of `fanOutCtes`: the active (neither disabled nor paused) subscriptions of the company of
+ * SQL parameter `companyParam` to any of the event names of the SQL `text[]` expression `typesSql`, read
+ * `FOR KEY SHARE` (see `fanOutCtes`). For statements that must know the subscribers before they write their events
+ * (db/item-delete.ts: an `item.deleted` nobody subscribes to is stored already erased).
+ */
+export function subscribersCte(companyParam: string, typesSql: string): string {
   return `subscribers AS (
        SELECT id, events FROM webhook_subscriptions
-       WHERE company_id = ${companyParam} AND events && ARRAY(SELECT type FROM ${eventsCte})
+       WHERE company_id = ${companyParam} AND events && ${typesSql}
          AND disabled_at IS NULL AND paused_at IS NULL
        FOR KEY SHARE
-     ), queued AS (
+     )`;
+}
+
+/**
+ * The CTEs `queued` (one pending delivery per row of `eventsCte` (id, type, seq) and row of the CTE `subscribers`
+ * (`subscribersCte`) subscribed to its name; returns id, subscription_id) and `woken` (their wake-ups).
+ */
+export function queueDeliveriesCtes(eventsCte: string): string {
+  return `queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
        SELECT gen_random_uuid()::text, ${eventsCte}.id, subscribers.id, ${eventsCte}.seq
        FROM ${eventsCte} JOIN subscribers ON ${eventsCte}.type = ANY (subscribers.events)

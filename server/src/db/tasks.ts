@@ -24,7 +24,7 @@ import {
 } from "./idempotency";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
-import { query } from "./sql";
+import { query, type TransactionQuery } from "./sql";
 import type { TaskRecord } from "./task-record";
 
 /** A Prisma client or an interactive transaction. */
@@ -78,9 +78,7 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
 export async function readTask(prisma: PrismaClient, companyId: string, id: string): Promise<{ company: boolean; task: StoredTask | null }> {
   const rows = await query<TaskRow>(
     prisma,
-    `SELECT c.id AS company, t.id, t.xmin::text AS row_version, t.title, t.description, ${ms("t.due_at")} AS due_ms, t.priority,
-       t.task_type, t.assigned_to, t.created_by, t.item_id, t.is_completed, ${ms("t.completed_at")} AS completed_ms, t.notes,
-       t.duration_minutes, t.reminder_minutes, ${ms("t.created_at")} AS created_ms, ${ms("t.updated_at")} AS updated_ms
+    `SELECT c.id AS company, ${TASK_COLUMNS}
      FROM companies c LEFT JOIN tasks t ON t.id = $1 AND t.company_id = c.id
      WHERE c.id = $2`,
     [id, companyId],
@@ -89,9 +87,29 @@ export async function readTask(prisma: PrismaClient, companyId: string, id: stri
   const row = rows[0];
   if (!row) return { company: false, task: null };
   if (row.id === null) return { company: true, task: null };
+  return { company: true, task: storedTaskOf(row as TaskRow & { id: string }) };
+}
+
+/** The task columns of `tasks t` as `TaskRow` reads them (but `company`). */
+const TASK_COLUMNS = `t.id, t.xmin::text AS row_version, t.title, t.description, ${ms("t.due_at")} AS due_ms, t.priority,
+       t.task_type, t.assigned_to, t.created_by, t.item_id, t.is_completed, ${ms("t.completed_at")} AS completed_ms, t.notes,
+       t.duration_minutes, t.reminder_minutes, ${ms("t.created_at")} AS created_ms, ${ms("t.updated_at")} AS updated_ms`;
+
+/**
+ * The company's tasks linked to item `itemId`, locked `FOR UPDATE` (in id order) inside the transaction of `q`
+ * (db/item-delete.ts: unlinking the tasks of a deleted item).
+ */
+export async function lockTasksOfItem(q: TransactionQuery, companyId: string, itemId: string): Promise<StoredTask[]> {
+  const rows = await q<TaskRow & { id: string }>(
+    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.company_id = $1 AND t.item_id = $2 ORDER BY t.id FOR UPDATE`,
+    [companyId, itemId],
+  );
+  return rows.map(storedTaskOf);
+}
+
+/** A task row as a `StoredTask`. */
+function storedTaskOf(row: Omit<TaskRow, "company"> & { id: string }): StoredTask {
   return {
-    company: true,
-    task: {
       id: row.id,
       rowVersion: row.row_version,
       title: row.title,
@@ -109,7 +127,6 @@ export async function readTask(prisma: PrismaClient, companyId: string, id: stri
       reminderMinutes: row.reminder_minutes,
       createdAt: new Date(Number(row.created_ms)),
       updatedAt: new Date(Number(row.updated_ms)),
-    },
   };
 }
 

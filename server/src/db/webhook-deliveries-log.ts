@@ -54,10 +54,18 @@ export function findDelivery(db: Db, subscriptionId: string, deliveryId: string)
  * delivery goes out again, so "Resend" always sends, at the cost of a possible second send of the same
  * `webhook-id` (delivery is at least once). One statement, which locks the queue row before the delivery row, as
  * the dispatcher's statements do (no deadlock with them).
- * @returns false when it is not a delivery of that subscription.
+ * A delivery whose event body was erased (its item was deleted: CONTRACT "Item deletion and erasure") is left as it
+ * is: there is nothing left to send.
+ * @returns `missing` when it is not a delivery of that subscription, `erased` when its body was erased, else
+ * `requeued`.
  */
-export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId: string, now: Date): Promise<boolean> {
-  const rows = await db.$queryRaw<{ found: number }[]>`
+export async function requeueDelivery(
+  db: Db,
+  subscriptionId: string,
+  deliveryId: string,
+  now: Date,
+): Promise<"requeued" | "erased" | "missing"> {
+  const rows = await db.$queryRaw<{ found: number; requeued: number }[]>`
     WITH sub AS (
       SELECT id FROM webhook_subscriptions WHERE id = ${subscriptionId} FOR NO KEY UPDATE
     ), requeued AS (
@@ -65,14 +73,17 @@ export async function requeueDelivery(db: Db, subscriptionId: string, deliveryId
         locked_by = NULL, completed_at = NULL
       FROM sub
       WHERE d.id = ${deliveryId} AND d.subscription_id = sub.id
+        AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.id = d.event_id AND e.erased_at IS NOT NULL)
       RETURNING d.id
     ), due AS (
       UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, ${now}::timestamptz), ${now}::timestamptz)
       FROM sub WHERE s.id = sub.id AND EXISTS (SELECT 1 FROM requeued)
       RETURNING s.id
     )
-    SELECT count(*)::int AS found FROM webhook_deliveries d JOIN sub ON d.subscription_id = sub.id WHERE d.id = ${deliveryId}`;
-  return Number(rows[0]?.found ?? 0) > 0;
+    SELECT count(*)::int AS found, (SELECT count(*) FROM requeued)::int AS requeued
+    FROM webhook_deliveries d JOIN sub ON d.subscription_id = sub.id WHERE d.id = ${deliveryId}`;
+  if (Number(rows[0]?.found ?? 0) === 0) return "missing";
+  return Number(rows[0]?.requeued ?? 0) > 0 ? "requeued" : "erased";
 }
 
 /**

@@ -322,7 +322,9 @@ export interface QueueUpdate {
  * cleared and `attempt_count`, `last_status`, `last_duration_ms`, `last_error` updated; the subscription's health
  * (`healthy`, `failing_since`, `consecutive_failures`) and `next_due_at` as `queue` says. The state changes only
  * apply while `ownerId` still holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself
- * is logged (with its request headers) either way while the delivery exists. The subscription row is locked first,
+ * is logged (with its request headers) either way while the delivery exists, without the response excerpt when the
+ * event's body has been erased meanwhile (its item was deleted: a target may echo the body back). The subscription
+ * row is locked first,
  * as the claim does, so the two never deadlock.
  * @returns whether the state change applied.
  */
@@ -363,8 +365,8 @@ export async function recordAttempt(
       INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at,
         request_headers)
       SELECT $8, d.id, $9::timestamptz, $2::int,
-        $10::int, $11, $3, $4::timestamptz, $12::jsonb
-      FROM webhook_deliveries d WHERE d.id = $6
+        $10::int, CASE WHEN ev.erased_at IS NULL THEN $11 END, $3, $4::timestamptz, $12::jsonb
+      FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id WHERE d.id = $6
       RETURNING id
     ), health AS (
       UPDATE webhook_subscriptions s SET

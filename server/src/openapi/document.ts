@@ -69,6 +69,9 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   idempotency_key_reused: "This Idempotency-Key was used with a different request body. Use a new key for a new request.",
   idempotency_key_in_use: "A request with this Idempotency-Key is still being processed. Retry after 1 second.",
   pipeline_archived: "Pipeline Sales is archived: no item can be created in it. Restore it in the console first.",
+  ambiguous_match: "2 items match the duplicate-detection rule of pipeline Sales: the upsert cannot pick one.",
+  upsert_unavailable: "Pipeline Sales has no duplicate-detection rule, so an item cannot be upserted in it.",
+  payload_erased: "Item 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f was deleted; the body of this delivery was erased with it.",
   internal: "Something went wrong on our side. Please try again.",
 };
 

@@ -123,6 +123,7 @@ export const webhookSubscriptionExample: WebhookSubscription = {
   disabled_reason: null,
   failing_since: null,
   next_attempt_at: null,
+  filter: null,
 };
 
 export const webhookSubscriptionCreatedExample: WebhookSubscriptionCreated = {

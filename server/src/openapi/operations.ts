@@ -12,18 +12,23 @@ import {
   DuplicateCheckSchema,
   DuplicateMatchSchema,
   ItemCreateSchema,
+  ItemDeleteQuerySchema,
   ItemListQuerySchema,
+  ItemChangedEventSchema,
+  ItemDeletedEventSchema,
   ItemSchema,
   ItemUpdateSchema,
   MeSchema,
   NUL_FREE_PATTERN,
   PageQuerySchema,
+  SampleQuerySchema,
   PipelineFieldSchema,
   PipelineSchema,
   StageSchema,
   StatusSchema,
   TaskCreateSchema,
   TaskListQuerySchema,
+  TaskChangedEventSchema,
   TaskSchema,
   TaskUpdateSchema,
   WebhookDeliverySchema,
@@ -39,7 +44,7 @@ import * as ex from "./examples";
  * CONTRACT "Versioning and compatibility" / "HTTP semantics, order of checks": the document's `info.version`, the date
  * of the newest entry of docs/api/CHANGELOG.md (server/test/openapi-compat.test.ts fails when they differ).
  */
-export const API_VERSION = "2026-11-24";
+export const API_VERSION = "2026-11-26";
 
 /** HTTP methods the API uses (lower case, as OpenAPI path items name them). */
 export type ApiMethod = "get" | "post" | "patch" | "delete";
@@ -116,6 +121,20 @@ export const API_TAGS = {
 /** A tag name. */
 export type ApiTag = keyof typeof API_TAGS;
 
+/**
+ * Bodies of GET /webhooks/sample/{resource}: the resource, plus, with `?event=`, that event's members (optional, so
+ * the documented body stays the baseline's plus optional fields: additive).
+ */
+const ItemSampleSchema = ItemSchema.extend({
+  changed_fields: ItemChangedEventSchema.shape.changed_fields.optional(),
+  previous: ItemChangedEventSchema.shape.previous.optional(),
+  deleted_at: ItemDeletedEventSchema.shape.deleted_at.optional(),
+});
+const TaskSampleSchema = TaskSchema.extend({
+  changed_fields: TaskChangedEventSchema.shape.changed_fields.optional(),
+  previous: TaskChangedEventSchema.shape.previous.optional(),
+});
+
 const id = (description: string) => z.string().min(1).max(255).regex(NUL_FREE_PATTERN).meta({ description });
 const itemPath = z.object({ item_id: id("The item's `item_id`.") });
 const taskPath = z.object({ task_id: id("The task's `task_id`.") });
@@ -141,7 +160,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     description: "Creates an item in a stage (and status) of a pipeline and emits `item.created`. Without `status_id` the item gets the stage's first status. An archived pipeline takes no new items (422 `pipeline_archived`).",
     body: one(ItemCreateSchema, ex.itemCreateExample),
     success: { status: 201, description: "The created item.", body: one(ItemSchema, ex.itemExample), location: true },
-    errors: ["invalid_reference", "pipeline_archived"],
+    errors: ["invalid_reference", "pipeline_archived", "payload_erased"],
     idempotent: true,
   },
   {
@@ -164,6 +183,17 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(ItemUpdateSchema, ex.itemUpdateExample),
     success: { status: 200, description: "The updated item.", body: one(ItemSchema, ex.itemExample) },
     errors: ["not_found", "version_conflict", "invalid_reference"],
+  },
+  {
+    method: "delete", path: `${BASE}/items/{item_id}`, operationId: "deleteItem", summary: "Delete an item", tag: "Items", access: ["items:write"],
+    description:
+      "Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). " +
+      "Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at`. " +
+      "With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.",
+    path_params: itemPath,
+    query: ItemDeleteQuerySchema,
+    success: { status: 204, description: "Deleted; its values are erased." },
+    errors: ["not_found", "version_conflict"],
   },
   {
     method: "get", path: `${BASE}/tasks`, operationId: "listTasks", summary: "List tasks", tag: "Tasks", access: ["tasks:read"],
@@ -253,20 +283,27 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "post", path: `${BASE}/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver`, operationId: "redeliverWebhook", summary: "Send a delivery again", tag: "Webhooks", access: ["hooks:manage"],
-    description: "Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`.",
+    description:
+      "Puts the delivery back in the queue, due now, its attempts kept. A delivery deleted by retention (30 days after it ended) is `404`; " +
+      "one whose body was erased because its item was deleted is `410 payload_erased`.",
     path_params: deliveryPath,
     success: { status: 202, description: "The delivery, queued to be sent again.", body: one(WebhookDeliverySchema, ex.webhookDeliveryExample) },
-    errors: ["not_found", "invalid_reference"],
+    errors: ["not_found", "invalid_reference", "payload_erased"],
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
-    description: "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored.",
-    success: { status: 200, description: "A sample Item.", body: one(ItemSchema, ex.itemExample) },
+    description:
+      "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. " +
+      "With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` for `item.deleted`; a task event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Item, or the sample body of the event asked for (an Item with `changed_fields`/`previous` or `deleted_at`).", body: one(ItemSampleSchema, ex.itemExample) },
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/tasks`, operationId: "getSampleTask", summary: "Get a sample task payload", tag: "Webhooks", access: ["hooks:manage", "tasks:read"],
-    description: "A sample task event payload. Nothing is stored.",
-    success: { status: 200, description: "A sample Task.", body: one(TaskSchema, ex.taskExample) },
+    description:
+      "A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`).", body: one(TaskSampleSchema, ex.taskExample) },
   },
   {
     method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",

@@ -7,6 +7,8 @@
  * - POST /items (items:write): `ItemCreate` body; `201`, the `Item`, `Location: /v1/ext/items/{item_id}`; takes an
  *   `Idempotency-Key` (CONTRACT "Idempotency", http/idempotency.ts).
  * - PATCH /items/:item_id (items:write): `ItemUpdate` body; `200`, the `Item`.
+ * - DELETE /items/:item_id (items:write): optional `version` query, no body; `204` (CONTRACT "Item deletion and
+ *   erasure", services/item-delete.ts).
  * - POST /items/check-duplicates (items:read): `DuplicateCheck` body; `200`, `DuplicateMatch[]` best match first.
  * Bodies and queries are parsed with the contract schemas (400 listing every failing field); domain rules live in
  * services/items.ts and services/duplicates.ts.
@@ -15,6 +17,7 @@ import { Router } from "express";
 import {
   DuplicateCheckSchema,
   ItemCreateSchema,
+  ItemDeleteQuerySchema,
   ItemListQuerySchema,
   ItemUpdateSchema,
   type DuplicateMatch,
@@ -26,7 +29,9 @@ import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
 import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
+import { rejectBody } from "../http/no-body";
 import { checkDuplicates } from "../services/duplicates";
+import { deleteItem } from "../services/item-delete";
 import { toItemResponse } from "../services/item-format";
 import * as service from "../services/items";
 
@@ -70,6 +75,18 @@ export function itemsRouter(ctx: AppContext): Router {
     const input = parseInput(ItemUpdateSchema, req.body);
     const body: Item = await service.updateItem(ctx, authOf(req).company.id, req.params.item_id, input);
     res.json(body);
+  });
+
+  router.delete<ItemPath>("/items/:item_id", write, async (req, res) => {
+    rejectBody(req);
+    const query = parseInput(ItemDeleteQuerySchema, req.query, "query");
+    const auth = authOf(req);
+    await deleteItem(ctx, auth.company.id, req.params.item_id, {
+      actor: { type: "api_key", id: auth.keyId, name: auth.keyName },
+      ip: req.ip ?? null,
+      version: query.version,
+    });
+    res.status(204).end();
   });
 
   return router;

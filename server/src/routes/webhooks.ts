@@ -7,6 +7,7 @@ import { Router } from "express";
 import {
   DeliveryListQuerySchema,
   PageQuerySchema,
+  SampleQuerySchema,
   SAMPLE_RESOURCES,
   WebhookSubscribeSchema,
   type SampleResource,
@@ -21,6 +22,7 @@ import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { domainError } from "../services/errors";
 import { assertScope } from "../services/api-keys";
+import { sampleEventPayload } from "../services/sample-events";
 import { samplePayload } from "../services/samples";
 import {
   listDeliveries,
@@ -59,7 +61,12 @@ export function webhooksRouter(ctx: AppContext): Router {
     }
     const auth = authOf(req);
     assertScope(auth, ["hooks:manage", SAMPLE_READ_SCOPE[resource]]);
-    res.json(await samplePayload(ctx, auth.company.id, auth.keyId, resource));
+    const query = parseInput(SampleQuerySchema, req.query, "query");
+    res.json(
+      query.event === undefined
+        ? await samplePayload(ctx, auth.company.id, auth.keyId, resource)
+        : await sampleEventPayload(ctx, auth.company.id, auth.keyId, resource, query.event),
+    );
   });
 
   router.post(

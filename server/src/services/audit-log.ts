@@ -49,6 +49,7 @@ export const AUDIT_ACTIONS = {
   "webhook_endpoint.secret_rotated": "Webhook signing secret rotated",
   "pipeline.archived": "Pipeline archived",
   "pipeline.restored": "Pipeline restored",
+  "item.deleted": "Item deleted",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */
@@ -67,8 +68,15 @@ export interface AuditRecord {
 
 /** Records one audit event. Runs on `db`, which may be a transaction client (the event then commits with it). */
 export async function recordAudit(db: Queryable, record: AuditRecord): Promise<void> {
+  await audit.insertAuditEvent(db, auditRow(record));
+}
+
+/**
+ * The stored row of `record`, for writes that insert their audit entry in their own statement (db/item-delete.ts).
+ */
+export function auditRow(record: AuditRecord): audit.AuditEventInsert {
   const { actor } = record;
-  await audit.insertAuditEvent(db, {
+  return {
     companyId: record.companyId,
     actorType: actor.type,
     actorId: actor.type === "user" || actor.type === "api_key" ? actor.id : null,
@@ -79,7 +87,7 @@ export async function recordAudit(db: Queryable, record: AuditRecord): Promise<v
     targetLabel: record.target?.label ?? null,
     ip: record.ip ?? null,
     details: (record.details ?? {}) as Prisma.InputJsonValue,
-  });
+  };
 }
 
 /** The "who" column: the user's email, `cli`, `API key "<name>"`, or the anonymous label. */

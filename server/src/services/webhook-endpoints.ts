@@ -12,6 +12,7 @@
  *
  * Every function is scoped to the caller's company: another company's endpoint or delivery is 404 `not_found`.
  */
+import { eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import { z } from "zod";
 import {
   EVENT_NAMES,
@@ -240,6 +241,7 @@ export async function setEndpointPaused(ctx: AppContext, by: EndpointManager, id
 export async function deleteEndpoint(ctx: AppContext, by: EndpointManager, id: string): Promise<subscriptions.SubscriptionRow> {
   const row = await getEndpoint(ctx, by.companyId, id);
   if (!(await subscriptions.deleteSubscription(ctx.prisma, companyScope(by.companyId), id))) throw notFound("Webhook endpoint", id);
+  await eraseFinishedDeletedItemEvents(ctx.prisma, by.companyId); // CONTRACT "Item deletion and erasure": its deliveries went with it
   await audit(ctx, by, "webhook_endpoint.deleted", row, settingsOf(row));
   return row;
 }

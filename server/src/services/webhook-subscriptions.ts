@@ -8,6 +8,7 @@
  * made in the console (services/webhook-endpoints.ts) share the table, limit and delivery engine but read as
  * unknown (404) here, so the REST-hook contract (one `event` per subscription) holds.
  */
+import { eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import {
   EVENT_NAMES,
   MAX_SUBSCRIPTIONS_PER_COMPANY,
@@ -49,6 +50,7 @@ export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): Webh
     disabled_reason: row.disabledAt ? row.disabledReason : null,
     failing_since: health.failingSince?.toISOString() ?? null,
     next_attempt_at: health.nextAttemptAt?.toISOString() ?? null,
+    filter: null, // placeholder until subscription filters land (branch events-filters owns them)
   };
 }
 
@@ -134,6 +136,7 @@ export async function unsubscribe(ctx: AppContext, companyId: string, subscripti
   if (!(await subscriptions.deleteSubscription(ctx.prisma, restHooksOf(companyId), subscriptionId))) {
     throw notFound("Webhook subscription", subscriptionId);
   }
+  await eraseFinishedDeletedItemEvents(ctx.prisma, companyId); // CONTRACT "Item deletion and erasure": its deliveries went with it
 }
 
 /**
@@ -232,8 +235,13 @@ export async function requeueDelivery(
         "Delete it and subscribe again once the target URL accepts deliveries.",
     );
   }
-  if (!(await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date()))) {
-    throw notFound("Webhook delivery", deliveryId);
+  const requeued = await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date());
+  if (requeued === "missing") throw notFound("Webhook delivery", deliveryId);
+  if (requeued === "erased") {
+    throw domainError(
+      "payload_erased",
+      `Webhook delivery ${deliveryId} cannot be sent again: its item was deleted and the body was erased with it (CONTRACT "Item deletion and erasure").`,
+    );
   }
   ctx.eventsCommitted();
 }

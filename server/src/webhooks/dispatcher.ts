@@ -50,6 +50,7 @@ import {
   type ClaimedDelivery,
   type QueueUpdate,
 } from "../db/webhook-dispatch";
+import { eraseDeletedItemEventIfFinished, eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import { DEFAULT_ENDPOINT_HEALTH_POLICY, healthAfterAttempt } from "./endpoint-health";
 import { shareSlots } from "./fair-share";
 import { deliveryHeaders, sendAttempt, type AttemptResult } from "./deliver";
@@ -399,7 +400,12 @@ export class WebhookDispatcher {
     this.ctx.metrics.delivery.attempt(outcome);
     // The delivery row is written in the event's own statement: its created_at is the event's.
     if (outcome === "succeeded") this.ctx.metrics.delivery.delivered(finishedAt.getTime() - d.createdAt.getTime());
-    const record = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
+    const record = async (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) => {
+      await recordAttemptOnly(state, nextAttemptAt);
+      // CONTRACT "Item deletion and erasure": an item.deleted body is kept only while its deliveries are pending.
+      if (state !== "pending" && d.eventType === "item.deleted") await eraseDeletedItemEventIfFinished(this.ctx.prisma, d.id);
+    };
+    const recordAttemptOnly = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
       recordAttempt(this.ctx.prisma, {
         deliveryId: d.id,
         subscriptionId: d.subscriptionId,
@@ -426,6 +432,7 @@ export class WebhookDispatcher {
         return outcome;
       case "gone":
         await deleteGoneSubscription(this.ctx.prisma, d.subscriptionId);
+        await eraseFinishedDeletedItemEvents(this.ctx.prisma, d.companyId); // its item.deleted deliveries went with it
         this.logger.warn(log, "webhook target answered 410 Gone: subscription deleted");
         return outcome;
       case "failed":
@@ -468,7 +475,10 @@ export class WebhookDispatcher {
       reason,
       now,
     });
-    if (disabled) this.logger.warn({ subscriptionId: d.subscriptionId, reason }, "webhook subscription disabled");
+    if (disabled) {
+      this.logger.warn({ subscriptionId: d.subscriptionId, reason }, "webhook subscription disabled");
+      await eraseFinishedDeletedItemEvents(this.ctx.prisma, d.companyId); // its pending item.deleted deliveries ended as failed
+    }
   }
 
   /** Arms a wake-up for a retry this dispatcher scheduled, so it goes out on time without waiting for the poll. */

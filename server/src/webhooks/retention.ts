@@ -9,6 +9,7 @@
  * the batches skip rows another process has locked.
  */
 import type { PrismaClient } from "../generated/prisma/client";
+import { eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import { purgeEndedDeliveries, purgeUnreferencedEvents, type EventCursor } from "../db/webhook-retention";
 import { retentionCutoff, type WebhookRetentionPolicy } from "./retention-policy";
 
@@ -59,6 +60,12 @@ export async function purgeWebhookLog(
     counts[kind] += n;
     report.onPurged?.(kind, n);
   };
+  // CONTRACT "Item deletion and erasure": the safety net for item.deleted bodies whose last delivery ended without
+  // the dispatcher erasing them (a crash in between, a subscription deleted): erase them now.
+  for (let more = true; more && !shouldStop(); ) {
+    more = (await eraseFinishedDeletedItemEvents(prisma, null, policy.batchSize)) === policy.batchSize;
+    if (more) await yieldToOthers();
+  }
   // Deliveries first: their events can go only once no delivery references them.
   for (let more = true; more && !shouldStop(); ) {
     const batch = await purgeEndedDeliveries(prisma, cutoff, policy.batchSize);

@@ -3,7 +3,8 @@
  * statuses, custom fields and duplicate rules; a pipeline's items in keyset pages, searchable by name or short ID;
  * one item with its custom fields and tasks. Owners and admins import a pipeline from a blueprint JSON file with
  * the same service as the admin CLI's `pipelines import` (services/pipeline-import.ts), and archive or restore a
- * pipeline after a confirmation page (services/pipeline-archive.ts, as the CLI's `pipelines archive|restore`).
+ * pipeline after a confirmation page (services/pipeline-archive.ts, as the CLI's `pipelines archive|restore`), and
+ * delete an item after a confirmation page (services/item-delete.ts, as the API's DELETE).
  *
  * The import form posts `multipart/form-data`: `blueprintUpload` parses it (multer, in memory, one file of at most
  * 1 MiB) before the console's CSRF check, which then finds the form's `_csrf` field as for any other form.
@@ -14,6 +15,7 @@ import type { AppContext } from "../../context";
 import { domainError, type DomainError } from "../../services/errors";
 import { archivePipeline, restorePipeline, type PipelineArchiver } from "../../services/pipeline-archive";
 import { importPipeline } from "../../services/pipeline-import";
+import { deleteItem } from "../../services/item-delete";
 import { describeItem, describePipeline, listPipelineItems, listPipelineSummaries } from "../../services/pipeline-views";
 import { formErrors } from "../forms";
 import { notify } from "../flash";
@@ -127,6 +129,28 @@ export function pipelinesRouter(ctx: AppContext): Router {
     const companyId = signedIn(req).company.id;
     const overview = await describeItem(ctx, companyId, param(req, "id"), param(req, "itemId"));
     renderPage(req, res, "pipelines/item", { title: `${overview.item.short_id}: ${overview.item.name}`, pipelineId: param(req, "id"), ...overview });
+  });
+
+  // Delete an item (owners and admins): a confirmation page, then a CSRF-protected POST (services/item-delete.ts,
+  // the API's DELETE). The flash message names the short ID only: the session stores it, and the item's values must
+  // not outlive it (CONTRACT "Item deletion and erasure").
+  router.get("/pipelines/:id/items/:itemId/delete", requireRole("admin"), async (req, res) => {
+    const overview = await describeItem(ctx, signedIn(req).company.id, param(req, "id"), param(req, "itemId"));
+    const title = `Delete item ${overview.item.short_id}?`;
+    renderPage(req, res, "pipelines/item-delete", { title, pipelineId: param(req, "id"), item: overview.item, taskCount: overview.tasks.length });
+  });
+  router.post("/pipelines/:id/items/:itemId/delete", requireRole("admin"), async (req, res) => {
+    const user = signedIn(req);
+    const pipelineId = param(req, "id");
+    // The item must be one of this pipeline's (the URL's), as on the item page; another company's is 404.
+    await describeItem(ctx, user.company.id, pipelineId, param(req, "itemId"));
+    const deleted = await deleteItem(ctx, user.company.id, param(req, "itemId"), {
+      actor: { type: "user", id: user.id, email: user.email },
+      ip: clientIp(req),
+    });
+    const tasks = deleted.unlinkedTasks === 0 ? "" : ` ${deleted.unlinkedTasks} task${deleted.unlinkedTasks === 1 ? " was" : "s were"} unlinked from it.`;
+    await notify(ctx.prisma, req, { kind: "success", message: `Item ${deleted.shortId} deleted.${tasks}` });
+    res.redirect(303, `/console/pipelines/${encodeURIComponent(pipelineId)}/items`);
   });
 
   return router;

@@ -1,0 +1,183 @@
+/**
+ * Data access for deleting an item and erasing its values (CONTRACT "Item deletion and erasure"): one transaction
+ * that locks the item, lets the caller build the `item.deleted` and `task.updated` bodies from the locked row, then
+ * erases every stored copy of the item's values, unlinks its tasks, deletes the row and writes the events (outbox).
+ */
+import type { PrismaClient } from "../generated/prisma/client";
+import type { AuditEventInsert } from "./audit-log";
+import { ERASED_PAYLOAD_SQL } from "./event-erasure";
+import type { ItemRecord } from "./item-record";
+import { lockItemForUpdate } from "./items";
+import { queueDeliveriesCtes, subscribersCte } from "./outbox";
+import type { PipelineStructure } from "./pipelines";
+import { sqlOf, type TransactionQuery } from "./sql";
+import { lockTasksOfItem, type StoredTask } from "./tasks";
+import { uuidv7 } from "./webhook-dispatch";
+
+/** An outbox event of a deletion, about the resource `resourceId` (the item, or one of its tasks). */
+export interface DeletionEvent {
+  id: string;
+  type: string;
+  resourceId: string;
+  /** Stored as `JSON.stringify` writes it. */
+  payload: unknown;
+}
+
+/** What `deleteItemAndErase` needs besides the item's id. */
+export interface ItemDeletion {
+  companyId: string;
+  itemId: string;
+  /** The version the client expects (optimistic locking), or undefined for none. */
+  expectedVersion: number | undefined;
+  /** The item's pipeline (read before the transaction; `lockItemForUpdate`). */
+  structure: PipelineStructure;
+  deletedAt: Date;
+  /** `location` of the stored Idempotency-Key responses that created the item (`/v1/ext/items/{id}`). */
+  location: string;
+  /** JSON text stored in place of those responses (status 410). */
+  erasedReplay: string;
+  /** `last_error` of the item's earlier deliveries that were still pending (they end as failed). */
+  endedReason: string;
+  /** The audit entry of the deletion (no field values). */
+  audit: AuditEventInsert;
+  /**
+   * Builds the events from the locked item and its locked linked tasks: `item.deleted` first, then one `task.updated`
+   * per task. Runs inside the transaction: CPU only, no I/O.
+   */
+  events(item: ItemRecord, tasks: StoredTask[]): DeletionEvent[];
+}
+
+/** What a deletion did. */
+export type ItemDeletionOutcome =
+  | { deleted: true; item: ItemRecord; tasks: StoredTask[]; deliveries: number }
+  | { deleted: false; reason: "no_company" | "not_found" }
+  | { deleted: false; reason: "version_conflict"; currentVersion: number };
+
+/**
+ * Deletes the company's item and erases its values, in ONE transaction (READ COMMITTED):
+ * 1. locks the company row (`FOR KEY SHARE`, as every write), the item row `FOR UPDATE` (a concurrent PATCH, task
+ *    link or second DELETE waits, then finds no item) and its linked tasks `FOR UPDATE`; checks `expectedVersion`;
+ * 2. builds the event bodies from those locked rows (`deletion.events`): no read-then-delete race;
+ * 3. erases the item's earlier events (`item.*` with its id as `resource_id`, an index lookup): body →
+ *    `{ item_id, erased: true }`, `erased_at` set; ends their pending deliveries as failed (their queues locked
+ *    first, in id order, as the dispatcher does) and clears their attempts' response excerpts (a target may echo
+ *    the body back);
+ * 4. replaces the stored Idempotency-Key responses of its create (found by `location`) with `erasedReplay` (410),
+ *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row, and writes the events with one
+ *    delivery per subscriber (outbox). An `item.deleted` that no active subscription receives is stored already
+ *    erased; otherwise its body is erased when its last delivery ends (db/event-erasure.ts).
+ * @returns `deleted` with the locked item and tasks and the deliveries queued; else why nothing was written.
+ * @throws the driver's error (the transaction is rolled back).
+ */
+export function deleteItemAndErase(prisma: PrismaClient, deletion: ItemDeletion): Promise<ItemDeletionOutcome> {
+  return sqlOf(prisma).transaction(async (q) => {
+    const company = await q<{ id: string }>(`SELECT id FROM companies WHERE id = $1 FOR KEY SHARE`, [deletion.companyId]);
+    if (company.length === 0) return { deleted: false, reason: "no_company" };
+    const item = await lockItemForUpdate(q, deletion.companyId, deletion.itemId, deletion.structure);
+    if (!item) return { deleted: false, reason: "not_found" };
+    if (deletion.expectedVersion !== undefined && deletion.expectedVersion !== item.version) {
+      return { deleted: false, reason: "version_conflict", currentVersion: item.version };
+    }
+    const tasks = await lockTasksOfItem(q, deletion.companyId, item.id);
+    const events = deletion.events(item, tasks);
+    await eraseEarlierEvents(q, deletion);
+    const deliveries = await deleteAndWriteEvents(q, deletion, tasks, events);
+    return { deleted: true, item, tasks, deliveries };
+  });
+}
+
+/** Step 3 of `deleteItemAndErase`: erases the bodies, pending deliveries and response excerpts of the item's events. */
+async function eraseEarlierEvents(q: TransactionQuery, deletion: ItemDeletion): Promise<void> {
+  await q(
+    `WITH item_events AS MATERIALIZED (
+       SELECT id FROM webhook_events WHERE company_id = $1 AND resource_id = $2 AND type LIKE 'item.%'
+     ), pending AS MATERIALIZED (
+       SELECT d.id, d.subscription_id FROM webhook_deliveries d
+       WHERE d.event_id IN (SELECT id FROM item_events) AND d.state = 'pending'
+     ), queues AS (
+       SELECT s.id FROM webhook_subscriptions s WHERE s.id IN (SELECT subscription_id FROM pending) ORDER BY s.id FOR NO KEY UPDATE
+     ), ended AS (
+       UPDATE webhook_deliveries d SET state = 'failed', completed_at = $3::timestamptz, last_error = $4,
+         locked_until = NULL, locked_by = NULL
+       WHERE d.id IN (SELECT id FROM pending) AND d.subscription_id IN (SELECT id FROM queues) AND d.state = 'pending'
+       RETURNING d.id
+     ), excerpts AS (
+       UPDATE webhook_attempts a SET response_excerpt = NULL
+       FROM webhook_deliveries d
+       WHERE d.event_id IN (SELECT id FROM item_events) AND a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
+       RETURNING a.id
+     ), erased AS (
+       UPDATE webhook_events e SET payload = ${ERASED_PAYLOAD_SQL("e")}, erased_at = COALESCE(e.erased_at, $3::timestamptz)
+       WHERE e.id IN (SELECT id FROM item_events)
+       RETURNING e.id
+     )
+     SELECT (SELECT count(*) FROM ended)::int AS ended, (SELECT count(*) FROM excerpts)::int AS excerpts,
+       (SELECT count(*) FROM erased)::int AS erased`,
+    [deletion.companyId, deletion.itemId, deletion.deletedAt, deletion.endedReason],
+  );
+}
+
+/** Step 4 of `deleteItemAndErase`. @returns the number of deliveries queued. */
+async function deleteAndWriteEvents(
+  q: TransactionQuery,
+  deletion: ItemDeletion,
+  tasks: StoredTask[],
+  events: DeletionEvent[],
+): Promise<number> {
+  const a = deletion.audit;
+  const rows = await q<{ deleted: number; deliveries: number }>(
+    `WITH replays AS (
+       UPDATE idempotency_keys SET status = 410, response_body = $5, location = NULL
+       WHERE company_id = $1 AND location = $4
+       RETURNING key
+     ), audited AS (
+       INSERT INTO audit_events (id, company_id, actor_type, actor_id, actor_label, action, target_type, target_id,
+         target_label, ip, details, created_at)
+       VALUES ($11, $1, $12, $13, $14, $15, $16, $17, $18, $19, $20::jsonb, $3::timestamptz)
+       RETURNING id
+     ), unlinked AS (
+       UPDATE tasks SET item_id = NULL, updated_at = $3::timestamptz
+       WHERE company_id = $1 AND id = ANY ($6::text[]) AND item_id = $2
+       RETURNING id
+     ), gone AS (
+       DELETE FROM items WHERE id = $2 AND company_id = $1
+       RETURNING id
+     ), ${subscribersCte("$1", "$8::text[]")}, new_events AS (
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, erased_at)
+       SELECT e.id, $1, e.type, e.resource_id,
+         CASE WHEN e.type = 'item.deleted' AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE e.type = ANY (s.events))
+           THEN ${ERASED_PAYLOAD_SQL("e")} ELSE e.payload::json END,
+         CASE WHEN e.type = 'item.deleted' AND NOT EXISTS (SELECT 1 FROM subscribers s WHERE e.type = ANY (s.events))
+           THEN $3::timestamptz END
+       FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
+       WHERE EXISTS (SELECT 1 FROM gone)
+       ORDER BY e.n
+       RETURNING id, type, seq
+     ), ${queueDeliveriesCtes("new_events")}
+     SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM queued)::int AS deliveries,
+       (SELECT count(*) FROM replays)::int AS replays, (SELECT count(*) FROM audited)::int AS audited`,
+    [
+      deletion.companyId,
+      deletion.itemId,
+      deletion.deletedAt,
+      deletion.location,
+      deletion.erasedReplay,
+      tasks.map((t) => t.id),
+      events.map((e) => e.id),
+      events.map((e) => e.type),
+      events.map((e) => e.resourceId),
+      events.map((e) => JSON.stringify(e.payload)),
+      uuidv7(deletion.deletedAt.getTime()),
+      a.actorType,
+      a.actorId,
+      a.actorLabel,
+      a.action,
+      a.targetType,
+      a.targetId,
+      a.targetLabel,
+      a.ip,
+      JSON.stringify(a.details),
+    ],
+  );
+  return Number(rows[0]?.deliveries ?? 0);
+}
