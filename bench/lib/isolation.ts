@@ -150,18 +150,7 @@ const ONE_STAGE_PIPELINE = { name: "Isolation", short_id_prefix: "ISO", stages: 
  * @throws when a CLI command fails (its stderr is quoted).
  */
 export async function createTenant(host: PhaseHost, name: string, pipeline: object = ONE_STAGE_PIPELINE): Promise<Tenant> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: host.dataDir, NODE_ENV: "test", LOG_LEVEL: "warn" };
-  if (host.databaseUrl) env.DATABASE_URL = host.databaseUrl;
-  else delete env.DATABASE_URL;
-  const cli = async <T>(args: string[]): Promise<T> => {
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "server/dist/admin/cli.js"), ...args, "--json"], { env, cwd: REPO_ROOT });
-      return JSON.parse(stdout) as T;
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed: ${(e.stderr || e.message).slice(0, 400)}`);
-    }
-  };
+  const cli = <T>(args: string[]) => adminCli<T>(host, args);
   const company = await cli<{ id: string }>(["companies", "create", "--name", name]);
   const key = await cli<{ key: string }>(["keys", "create", "--company", company.id, "--name", "bench"]);
   const file = path.join(host.tmpDir, `pipeline-${company.id}.json`);
@@ -169,6 +158,24 @@ export async function createTenant(host: PhaseHost, name: string, pipeline: obje
   const imported = await cli<{ id: string; stages: { id: string }[] }>(["pipelines", "import", "--company", company.id, "--file", file]);
   const api = new ApiClient(host.api.baseUrl, key.key);
   return { companyId: company.id, api, pipelineId: imported.id, stageId: imported.stages[0]!.id };
+}
+
+/**
+ * Runs `node server/dist/admin/cli.js <args> --json` against the running server's database (PGlite: through the
+ * server, via the handshake file in DATA_DIR) and parses its JSON output.
+ * @throws when the command fails (its stderr is quoted).
+ */
+export async function adminCli<T>(host: Pick<PhaseHost, "dataDir" | "databaseUrl">, args: string[]): Promise<T> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: host.dataDir, NODE_ENV: "test", LOG_LEVEL: "warn" };
+  if (host.databaseUrl) env.DATABASE_URL = host.databaseUrl;
+  else delete env.DATABASE_URL;
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO_ROOT, "server/dist/admin/cli.js"), ...args, "--json"], { env, cwd: REPO_ROOT });
+    return JSON.parse(stdout) as T;
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`admin CLI ${args.slice(0, 2).join(" ")} failed: ${(e.stderr || e.message).slice(0, 400)}`);
+  }
 }
 
 /** Runs `fn` over `items` with at most `parallel` calls in flight. */
@@ -185,16 +192,21 @@ async function inParallel<T, R>(items: T[], parallel: number, fn: (item: T) => P
   return out;
 }
 
-/** Subscribes `count` item.created REST hooks of `api`'s company to `urlOf(n)`. @returns their ids. */
-async function subscribeMany(api: ApiClient, count: number, urlOf: (n: number) => string): Promise<string[]> {
+/**
+ * Subscribes `count` item.created REST hooks of `api`'s company to `urlOf(n)`, each with `filterOf(n)` as its filter
+ * when given (CONTRACT "Subscription filters"). @returns their ids.
+ */
+export async function subscribeMany(api: ApiClient, count: number, urlOf: (n: number) => string, filterOf?: (n: number) => object): Promise<string[]> {
   const numbers = Array.from({ length: count }, (_, n) => n);
   return inParallel(numbers, API_PARALLELISM, async (n) => {
-    const res = await api.expect<{ id: string }>(201, "POST", "/v1/ext/webhooks", { target_url: urlOf(n), event: "item.created" });
+    const body = { target_url: urlOf(n), event: "item.created", ...(filterOf ? { filter: filterOf(n) } : {}) };
+    const res = await api.expect<{ id: string }>(201, "POST", "/v1/ext/webhooks", body);
     return res.body.id;
   });
 }
 
-async function unsubscribeAll(api: ApiClient, ids: string[]): Promise<void> {
+/** Deletes the REST hooks `ids` of `api`'s company (their pending deliveries go with them). */
+export async function unsubscribeAll(api: ApiClient, ids: string[]): Promise<void> {
   await inParallel(ids, API_PARALLELISM, (id) => api.call("DELETE", `/v1/ext/webhooks/${id}`));
 }
 

@@ -17,6 +17,7 @@ import { combineRounds, failures, runLoad, type LoadOptions, type LoadResult } f
 import type { BenchOptions, Phase } from "./options";
 import { prepareClientPhase, runClientPhase, seedClientPipeline, type ClientBench } from "./client-phase";
 import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation";
+import { runFiltersPhase } from "./filters";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
 import type { Figure, PassReport } from "./report";
@@ -131,6 +132,7 @@ export class BenchPass {
       if (this.has("delete")) await this.measureDelete();
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
+      if (this.has("filters")) await runFiltersPhase(this.phaseHost());
       if (this.has("pages")) {
         for (const size of this.o.sizes.slice(1)) {
           await this.grow(size);

@@ -2,7 +2,7 @@
  * The client's public record, body and query types: aliases into the types openapi-typescript generated from the
  * served OpenAPI document (generated/openapi.ts), never hand-written copies (CONTRACT "Client library").
  */
-import type { components, operations } from "./generated/openapi";
+import type { components, operations, webhooks } from "./generated/openapi";
 
 type Schemas = components["schemas"];
 type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
@@ -22,6 +22,26 @@ export type Stage = Schemas["Stage"];
 export type Status = Schemas["Status"];
 /** A REST hook subscription. */
 export type WebhookSubscription = Schemas["WebhookSubscription"];
+/**
+ * A subscription's server-side filter (`pipeline_id`, `stage_id`, `fields`): only the events it passes are sent
+ * (CONTRACT "Subscription filters"). `webhooks.subscribe` takes it as `filter`; subscriptions return it (`null` when none).
+ */
+export type WebhookFilter = NonNullable<WebhookSubscription["filter"]>;
+/**
+ * Body of an `item.updated` / `item.stage_changed` delivery: the item after the change, `changed_fields`, and
+ * `previous` with each changed field's value before it (`stage` and `status` names always).
+ */
+export type ItemChangedEvent = Schemas["ItemChangedEvent"];
+/** Body of a `task.updated` / `task.completed` delivery: the task after the change, `changed_fields` and `previous`. */
+export type TaskChangedEvent = Schemas["TaskChangedEvent"];
+/** An event name of the catalogue (what `webhooks.subscribe` takes as `event`). */
+export type WebhookEventName = keyof webhooks & string;
+/**
+ * The delivery body of each event, from the document's `webhooks` section: `verifyWebhook<WebhookEventPayloads["item.updated"]>(...)`.
+ */
+export type WebhookEventPayloads = {
+  [E in WebhookEventName]: webhooks[E] extends { post: { requestBody: { content: { "application/json": infer B } } } } ? B : never;
+};
 /** A subscription with its signing `secret` (`whsec_...`, shown once: subscribe and rotate-secret answers). */
 export type WebhookSubscriptionCreated = Schemas["WebhookSubscriptionCreated"];
 /** One delivery of an event to a subscription, with its attempts. */

@@ -246,7 +246,7 @@ describe("items: update", () => {
       expect(events.map((e) => e.type)).toEqual(["item.created", "item.updated"]);
       const payload = events[1]!.payload as Record<string, unknown>;
       expect(ItemChangedEventSchema.safeParse(payload).success).toBe(true);
-      expect(payload).toEqual({ ...res.body, changed_fields: ["name", "deal_value"], previous: { stage: "Lead", status: "Open" } });
+      expect(payload).toEqual({ ...res.body, changed_fields: ["name", "deal_value"], previous: { stage: "Lead", status: "Open", name: "Acme", deal_value: null } });
     });
 
     it("adds item.stage_changed when the stage changes, with the same payload", async () => {

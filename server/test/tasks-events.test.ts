@@ -39,7 +39,7 @@ describe("task events (outbox)", () => {
     const updated = (await t.request("PATCH", `/v1/ext/tasks/${task.task_id}`, { title: "Follow up today" }, key)).body;
     const events = await eventsOf(task.task_id);
     expect(events.map((e) => e.type)).toEqual(["task.created", "task.updated"]);
-    expect(events[1]!.payload).toEqual(updated);
+    expect(events[1]!.payload).toEqual({ ...updated, changed_fields: ["title"], previous: { title: "Follow up" } });
   });
 
   it("records task.updated and task.completed when an update completes the task", async () => {
@@ -47,7 +47,9 @@ describe("task events (outbox)", () => {
     const completed = (await t.request("PATCH", `/v1/ext/tasks/${task.task_id}`, { is_completed: true }, key)).body;
     const events = await eventsOf(task.task_id);
     expect(events.map((e) => e.type)).toEqual(["task.created", "task.updated", "task.completed"]);
-    expect(events[2]!.payload).toEqual(completed);
+    const changed = { ...completed, changed_fields: ["is_completed", "completed_at"], previous: { is_completed: false, completed_at: null } };
+    expect(events[1]!.payload).toEqual(changed);
+    expect(events[2]!.payload).toEqual(changed);
   });
 
   it("does not record task.completed again for a task that was already completed", async () => {

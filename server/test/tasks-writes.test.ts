@@ -49,8 +49,10 @@ describe("task writes (one statement each)", () => {
     expect(updated.status).toBe(200);
     const events = await eventsOf(created.task_id);
     expect(events.map((e) => e.type)).toEqual(["task.created", "task.updated", "task.completed"]);
-    expect(events[1]!.payload).toBe(updated.text);
-    expect(events[2]!.payload).toBe(updated.text);
+    // The response's text, then changed_fields and previous (CONTRACT "Previous values in update events").
+    const changed = `,"changed_fields":["priority","is_completed","completed_at"],"previous":{"priority":"none","is_completed":false,"completed_at":null}}`;
+    expect(events[1]!.payload).toBe(updated.text.replace(/\}$/, changed));
+    expect(events[2]!.payload).toBe(events[1]!.payload);
     const read = await raw("GET", `/v1/ext/tasks/${created.task_id}`, undefined);
     expect(read.text).toBe(updated.text);
   });
@@ -88,8 +90,14 @@ describe("task writes (one statement each)", () => {
     expect(final).toMatchObject(Object.assign({}, ...changes));
     const updates = (await eventsOf(created.task_id)).filter((e) => e.type === "task.updated");
     expect(updates).toHaveLength(changes.length);
-    // The last event describes the final state.
-    expect(JSON.parse(updates[updates.length - 1]!.payload)).toEqual(final);
+    // The last event describes the final state; each names the one field its request changed.
+    const last = JSON.parse(updates[updates.length - 1]!.payload);
+    expect(last.changed_fields).toHaveLength(1);
+    delete last.changed_fields;
+    delete last.previous;
+    expect(last).toEqual(final);
+    const named = updates.map((u) => JSON.parse(u.payload).changed_fields[0]).sort();
+    expect(named).toEqual(changes.map((c) => Object.keys(c)[0]).sort());
   });
 
   it("records task.completed once when concurrent requests complete the same task", async () => {

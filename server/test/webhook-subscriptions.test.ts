@@ -112,6 +112,7 @@ describe("REST-hook subscriptions", () => {
       expect(res.body.map((s: { id: string }) => s.id)).toEqual(newestFirst);
       for (const subscription of res.body) {
         expect(Object.keys(subscription).sort()).toEqual(["created_at", "disabled_at", "disabled_reason", "event", "failing_since", "filter", "id", "next_attempt_at", "target_url"]);
+        expect(subscription.filter).toBeNull();
       }
     });
 

@@ -241,7 +241,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a REST hook
-         * @description Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks).
+         * @description Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks). An optional `filter` narrows the events sent: `pipeline_id` (items of that pipeline; task events: tasks linked to an item of it), `stage_id` (with `pipeline_id`, item events: items in that stage after the change), `fields` (`item.updated`/`task.updated`: only when one of them is in `changed_fields`). An event the filter excludes is not queued at all. Ids and field names that do not resolve for the company are `422 invalid_reference`.
          *
          *     Scope: `hooks:manage`.
          *
@@ -427,7 +427,148 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.created
+         * @description Sent to the `target_url` of every subscription to `item.created` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.updated
+         * @description Sent to the `target_url` of every subscription to `item.updated` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.stage_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.stage_changed
+         * @description Sent to the `target_url` of every subscription to `item.stage_changed` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemStageChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of item.deleted
+         * @description Sent to the `target_url` of every subscription to `item.deleted` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["itemDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.created
+         * @description Sent to the `target_url` of every subscription to `task.created` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.updated
+         * @description Sent to the `target_url` of every subscription to `task.updated` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of task.completed
+         * @description Sent to the `target_url` of every subscription to `task.completed` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["taskCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Item: {
@@ -449,6 +590,60 @@ export interface components {
             version: number;
         } & {
             [key: string]: unknown;
+        };
+        ItemChangedEvent: {
+            item_id: string;
+            short_id: string;
+            name: string;
+            pipeline: string;
+            pipeline_id: string;
+            stage: string;
+            stage_id: string;
+            status: string;
+            status_id: string;
+            contact_id: string | null;
+            source: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+            changed_fields: string[];
+            previous: {
+                stage: string;
+                status: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        TaskChangedEvent: {
+            task_id: string;
+            title: string;
+            description: string | null;
+            /** Format: date-time */
+            due_at: string;
+            /** @enum {string} */
+            priority: "none" | "low" | "medium" | "high" | "urgent";
+            is_completed: boolean;
+            /** @enum {string} */
+            task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
+            assigned_to: string;
+            created_by: string;
+            item_id: string | null;
+            completed_at: string | null;
+            notes: string | null;
+            duration_minutes: number | null;
+            reminder_minutes: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            changed_fields: string[];
+            previous: {
+                [key: string]: unknown;
+            };
         };
         DuplicateMatch: {
             item_id: string;
@@ -928,31 +1123,6 @@ export interface components {
                 };
             };
         };
-        /** @description Error. */
-        PayloadErasedReplayable: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": {
-                    type: string;
-                    title: string;
-                    /** @constant */
-                    status: 410;
-                    detail: string;
-                    /** @enum {string} */
-                    code: "payload_erased";
-                    errors?: components["schemas"]["ProblemFieldError"][];
-                    current_version?: number;
-                    valid_events?: string[];
-                    matches?: string[];
-                };
-            };
-        };
         /** @description Request body over 1 MiB. */
         PayloadTooLargeReplayable: {
             headers: {
@@ -1142,30 +1312,6 @@ export interface components {
                     detail: string;
                     /** @enum {string} */
                     code: "idempotency_key_reused" | "invalid_reference";
-                    errors?: components["schemas"]["ProblemFieldError"][];
-                    current_version?: number;
-                    valid_events?: string[];
-                    matches?: string[];
-                };
-            };
-        };
-        /** @description Error. */
-        PayloadErased: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": {
-                    type: string;
-                    title: string;
-                    /** @constant */
-                    status: 410;
-                    detail: string;
-                    /** @enum {string} */
-                    code: "payload_erased";
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
@@ -2080,13 +2226,19 @@ export interface operations {
                      *       {
                      *         "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *         "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *         "event": "item.created",
+                     *         "event": "item.updated",
                      *         "created_at": "2026-03-01T09:30:00.000Z",
                      *         "disabled_at": null,
                      *         "disabled_reason": null,
                      *         "failing_since": null,
                      *         "next_attempt_at": null,
-                     *         "filter": null
+                     *         "filter": {
+                     *           "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *           "fields": [
+                     *             "stage",
+                     *             "deal_value"
+                     *           ]
+                     *         }
                      *       }
                      *     ]
                      */
@@ -2117,7 +2269,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                 *       "event": "item.created"
+                 *       "event": "item.updated",
+                 *       "filter": {
+                 *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                 *         "fields": [
+                 *           "stage",
+                 *           "deal_value"
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -2151,13 +2310,19 @@ export interface operations {
                      * @example {
                      *       "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *       "event": "item.created",
+                     *       "event": "item.updated",
                      *       "created_at": "2026-03-01T09:30:00.000Z",
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
-                     *       "filter": null,
+                     *       "filter": {
+                     *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *         "fields": [
+                     *           "stage",
+                     *           "deal_value"
+                     *         ]
+                     *       },
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2234,13 +2399,19 @@ export interface operations {
                      * @example {
                      *       "id": "01935d72-3d4e-7f50-a162-8c9d0e1f2031",
                      *       "target_url": "https://hooks.zapier.com/hooks/standard/123/abc",
-                     *       "event": "item.created",
+                     *       "event": "item.updated",
                      *       "created_at": "2026-03-01T09:30:00.000Z",
                      *       "disabled_at": null,
                      *       "disabled_reason": null,
                      *       "failing_since": null,
                      *       "next_attempt_at": null,
-                     *       "filter": null,
+                     *       "filter": {
+                     *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *         "fields": [
+                     *           "stage",
+                     *           "deal_value"
+                     *         ]
+                     *       },
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
                      *     }
                      */
@@ -2619,6 +2790,315 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+        };
+    };
+    itemCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Item"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemStageChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    itemDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    item_id: string;
+                    short_id: string;
+                    name: string;
+                    pipeline: string;
+                    pipeline_id: string;
+                    stage: string;
+                    stage_id: string;
+                    status: string;
+                    status_id: string;
+                    contact_id: string | null;
+                    source: string | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                    version: number;
+                    /** Format: date-time */
+                    deleted_at: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    task_id: string;
+                    title: string;
+                    description: string | null;
+                    /** Format: date-time */
+                    due_at: string;
+                    /** @enum {string} */
+                    priority: "none" | "low" | "medium" | "high" | "urgent";
+                    is_completed: boolean;
+                    /** @enum {string} */
+                    task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
+                    assigned_to: string;
+                    created_by: string;
+                    item_id: string | null;
+                    completed_at: string | null;
+                    notes: string | null;
+                    duration_minutes: number | null;
+                    reminder_minutes: number | null;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    taskCompletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

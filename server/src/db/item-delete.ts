@@ -152,8 +152,8 @@ async function deleteAndWriteEvents(
        FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
        WHERE EXISTS (SELECT 1 FROM gone)
        ORDER BY e.n
-       RETURNING id, type, seq
-     ), ${queueDeliveriesCtes("new_events")}
+       RETURNING id, type, seq, payload
+     ), ${queueDeliveriesCtes("new_events", "$1")}
      SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM queued)::int AS deliveries,
        (SELECT count(*) FROM replays)::int AS replays, (SELECT count(*) FROM audited)::int AS audited`,
     [

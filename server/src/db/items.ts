@@ -489,7 +489,7 @@ const INSERT_ITEM_CTES = `new_item AS (
      ), new_event AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
        SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item
-       RETURNING id, type, seq
+       RETURNING id, type, seq, payload
      ), ${fanOutCtes("new_event", "$2")}`;
 
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */

@@ -24,48 +24,104 @@ const WAKEUPS_CTE = `woken AS (
      )`;
 
 /**
- * The fan-out as data-modifying CTEs, for statements that write their events themselves (db/items.ts) and for
- * `fanOutEvent`: `subscribers` and `queued` queue one pending delivery per active (neither disabled nor paused)
- * subscription of the company given
- * by the SQL parameter `companyParam` (e.g. `$2`) to the name of each row of the CTE `eventsCte` (columns id, type,
- * seq). Append to a `WITH` list after `eventsCte`; `queued` returns one row per delivery (`id`, `subscription_id`), and
- * `woken` writes the wake-ups that tell the dispatcher.
+ * The fan-out as data-modifying CTEs, for statements that write their events themselves (db/items.ts, db/tasks.ts)
+ * and for `fanOutEvent`: `subscribers` and `queued` queue one pending delivery per active (neither disabled nor
+ * paused) subscription of the company given by the SQL parameter `companyParam` (e.g. `$2`) to the name of each row
+ * of the CTE `eventsCte` (columns id, type, seq, payload: the event's JSON body) whose filter the event passes
+ * (CONTRACT "Subscription filters (REST hooks)"). Append to a `WITH` list after `eventsCte`; `queued` returns one row
+ * per delivery (`id`, `subscription_id`), and `woken` writes the wake-ups that tell the dispatcher.
+ *
+ * Filters are applied here, in the statement that writes the deliveries, so an excluded event creates no delivery row
+ * at all. What the filter compares comes from the event body itself (`fan_events`), so every event of every write
+ * path is filtered alike:
+ * - `filter_pipeline_id`: an item event's `pipeline_id`; a task event's linked item's pipeline (`item_id` looked up
+ *   in the company's items in this statement's snapshot; a task without an item matches no pipeline filter);
+ * - `filter_stage_id`: an item event's `stage_id` (the stage after the change);
+ * - `filter_fields` (non-empty): overlaps the event's `changed_fields`.
+ * Cost: the company's subscriptions are read through the partial expression index
+ * `webhook_subscriptions_fan_out_idx` (company_id, coalesce(filter_pipeline_id, '')) with `= ANY` of '' and the
+ * events' pipelines, so subscriptions filtered to other pipelines are never read nor locked; the remaining conditions
+ * run before the row lock, so an excluded subscription is not locked either.
  *
  * The subscriptions are read `FOR KEY SHARE`: an unsubscribe (or a 410 Gone) racing with the statement either
  * committed first (the subscription is skipped) or waits for this commit and then removes the new delivery with its
  * subscription (ON DELETE CASCADE) — never a foreign-key failure of the change itself.
  */
 export function fanOutCtes(eventsCte: string, companyParam: string): string {
-  return `${subscribersCte(companyParam, `ARRAY(SELECT type FROM ${eventsCte})`)}, ${queueDeliveriesCtes(eventsCte)}`;
+  return `fan_events AS MATERIALIZED (
+       SELECT e.id, e.type, e.seq,
+         CASE WHEN e.type LIKE 'task.%'
+           THEN (SELECT fi.pipeline_id FROM items fi WHERE fi.id = (e.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})
+           ELSE e.payload::json ->> 'pipeline_id' END AS pipeline_id,
+         CASE WHEN e.type LIKE 'item.%' THEN e.payload::json ->> 'stage_id' END AS stage_id,
+         ARRAY(SELECT json_array_elements_text(
+           CASE WHEN json_typeof(e.payload::json -> 'changed_fields') = 'array' THEN e.payload::json -> 'changed_fields' END
+         )) AS changed_fields
+       FROM ${eventsCte} e
+     ), subscribers AS (
+       SELECT s.id, s.events, s.filter_pipeline_id, s.filter_stage_id, s.filter_fields FROM webhook_subscriptions s
+       WHERE s.company_id = ${companyParam} AND s.disabled_at IS NULL AND s.paused_at IS NULL
+         AND COALESCE(s.filter_pipeline_id, '') = ANY (ARRAY(SELECT '' UNION SELECT pipeline_id FROM fan_events WHERE pipeline_id IS NOT NULL))
+         AND s.events && ARRAY(SELECT type FROM fan_events)
+         AND EXISTS (SELECT 1 FROM fan_events f WHERE ${FILTER_PASSES})
+       FOR KEY SHARE
+     ), queued AS (
+       INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
+       SELECT gen_random_uuid()::text, f.id, s.id, f.seq
+       FROM fan_events f JOIN subscribers s ON ${FILTER_PASSES}
+       RETURNING id, subscription_id
+     ), ${WAKEUPS_CTE}`;
 }
 
 /**
- * The CTE `subscribers` of `fanOutCtes`: the active (neither disabled nor paused) subscriptions of the company of
- * SQL parameter `companyParam` to any of the event names of the SQL `text[]` expression `typesSql`, read
- * `FOR KEY SHARE` (see `fanOutCtes`). For statements that must know the subscribers before they write their events
- * (db/item-delete.ts: an `item.deleted` nobody subscribes to is stored already erased).
+ * The CTE `subscribers` for statements that must know the subscribers before they write their events
+ * (db/item-delete.ts: an `item.deleted` nobody subscribes to is stored already erased): the active (neither disabled
+ * nor paused) subscriptions of the company of SQL parameter `companyParam` to any of the event names of the SQL
+ * `text[]` expression `typesSql`, with their filter columns, read `FOR KEY SHARE` (see `fanOutCtes`). Their filters
+ * are applied by `queueDeliveriesCtes`. (Merge of item-delete and events-filters.)
  */
 export function subscribersCte(companyParam: string, typesSql: string): string {
   return `subscribers AS (
-       SELECT id, events FROM webhook_subscriptions
-       WHERE company_id = ${companyParam} AND events && ${typesSql}
-         AND disabled_at IS NULL AND paused_at IS NULL
+       SELECT s.id, s.events, s.filter_pipeline_id, s.filter_stage_id, s.filter_fields FROM webhook_subscriptions s
+       WHERE s.company_id = ${companyParam} AND s.events && ${typesSql}
+         AND s.disabled_at IS NULL AND s.paused_at IS NULL
        FOR KEY SHARE
      )`;
 }
 
 /**
- * The CTEs `queued` (one pending delivery per row of `eventsCte` (id, type, seq) and row of the CTE `subscribers`
- * (`subscribersCte`) subscribed to its name; returns id, subscription_id) and `woken` (their wake-ups).
+ * The CTEs `fan_events`, `queued` (one pending delivery per row of `eventsCte` (id, type, seq, payload) and row of the
+ * CTE `subscribers` (`subscribersCte`) whose filter the event passes, as in `fanOutCtes`; returns id,
+ * subscription_id) and `woken` (their wake-ups). `companyParam` is the company's SQL parameter (a task event's
+ * pipeline is its linked item's).
  */
-export function queueDeliveriesCtes(eventsCte: string): string {
-  return `queued AS (
+export function queueDeliveriesCtes(eventsCte: string, companyParam: string): string {
+  return `fan_events AS MATERIALIZED (
+       SELECT e.id, e.type, e.seq,
+         CASE WHEN e.type LIKE 'task.%'
+           THEN (SELECT fi.pipeline_id FROM items fi WHERE fi.id = (e.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})
+           ELSE e.payload::json ->> 'pipeline_id' END AS pipeline_id,
+         CASE WHEN e.type LIKE 'item.%' THEN e.payload::json ->> 'stage_id' END AS stage_id,
+         ARRAY(SELECT json_array_elements_text(
+           CASE WHEN json_typeof(e.payload::json -> 'changed_fields') = 'array' THEN e.payload::json -> 'changed_fields' END
+         )) AS changed_fields
+       FROM ${eventsCte} e
+     ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
-       SELECT gen_random_uuid()::text, ${eventsCte}.id, subscribers.id, ${eventsCte}.seq
-       FROM ${eventsCte} JOIN subscribers ON ${eventsCte}.type = ANY (subscribers.events)
+       SELECT gen_random_uuid()::text, f.id, s.id, f.seq
+       FROM fan_events f JOIN subscribers s ON ${FILTER_PASSES}
        RETURNING id, subscription_id
      ), ${WAKEUPS_CTE}`;
 }
+
+/**
+ * CONTRACT "Subscription filters": subscription `s` (events and filter columns) takes event `f` of `fan_events`: it
+ * subscribes to its name, and each filter it has holds (no filter, no condition).
+ */
+const FILTER_PASSES = `f.type = ANY (s.events)
+           AND (s.filter_pipeline_id IS NULL OR s.filter_pipeline_id = f.pipeline_id)
+           AND (s.filter_stage_id IS NULL OR s.filter_stage_id = f.stage_id)
+           AND (cardinality(s.filter_fields) = 0 OR s.filter_fields && f.changed_fields)`;
 
 /** An outbox event a statement writes itself: its id (uuid v7), name and the exact JSON body to deliver. */
 export interface OutboxEventToInsert {
@@ -86,7 +142,7 @@ export function eventParams(events: readonly OutboxEventToInsert[]): [string[], 
  * The CTE `name` that writes the events given as the `text[]` parameters `first`, `first + 1`, `first + 2`
  * (`eventParams`: ids, names, payloads) about the row of the one-row CTE `resourceCte` (column `id`), for the company
  * of parameter `companyParam`; nothing when `resourceCte` is empty. The events are inserted in array order, so their
- * `seq` follows it. Returns (id, type, seq), ready for `fanOutCtes(name, companyParam)`.
+ * `seq` follows it. Returns (id, type, seq, payload), ready for `fanOutCtes(name, companyParam)`.
  */
 export function insertEventsCte(name: string, resourceCte: string, companyParam: string, first: number): string {
   return `${name} AS (
@@ -94,13 +150,13 @@ export function insertEventsCte(name: string, resourceCte: string, companyParam:
        SELECT e.id, ${companyParam}, e.type, ${resourceCte}.id, e.payload::json
        FROM ${resourceCte} CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS e(id, type, payload, n)
        ORDER BY e.n
-       RETURNING id, type, seq
+       RETURNING id, type, seq, payload
      )`;
 }
 
 /**
- * Queues one pending delivery of a stored event per active subscription of that company and event name, in one
- * statement inside the caller's transaction (`fanOutCtes`).
+ * Queues one pending delivery of the stored event `event.id` per active subscription of that company and event name
+ * whose filter it passes, in one statement inside the caller's transaction (`fanOutCtes`, reading the stored body).
  * @returns the number of deliveries queued.
  */
 export async function fanOutEvent(
@@ -108,11 +164,9 @@ export async function fanOutEvent(
   event: { id: string; seq: bigint; companyId: string; type: string },
 ): Promise<number> {
   const rows = await tx.$queryRawUnsafe<{ deliveries: number }[]>(
-    `WITH event AS (SELECT $1::text AS id, $2::text AS type, $3::bigint AS seq), ${fanOutCtes("event", "$4")}
+    `WITH event AS (SELECT id, type, seq, payload FROM webhook_events WHERE id = $1 AND company_id = $2), ${fanOutCtes("event", "$2")}
      SELECT count(*)::int AS deliveries FROM queued`,
     event.id,
-    event.type,
-    event.seq,
     event.companyId,
   );
   return Number(rows[0]?.deliveries ?? 0);

@@ -117,6 +117,24 @@ export function findStage(db: Db, pipelineId: string, stageId: string): Promise<
   return db.stage.findFirst({ where: { id: stageId, pipelineId }, select: NAMED_SELECT });
 }
 
+/**
+ * Which of `keys` are custom field keys of the company's pipeline `pipelineId` (or, when null, of any of the
+ * company's pipelines, archived ones included), read from the stored blueprints in one statement. The check of a
+ * subscription filter's `fields` (CONTRACT "Subscription filters").
+ * @returns the subset of `keys` that exist (any order, no repeats).
+ */
+export async function findCustomFieldKeys(db: Db, companyId: string, pipelineId: string | null, keys: readonly string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.$queryRaw<{ key: string }[]>`
+    SELECT DISTINCT f.value ->> 'key' AS key
+    FROM pipelines p CROSS JOIN LATERAL jsonb_array_elements(
+      CASE WHEN jsonb_typeof(p.blueprint -> 'custom_fields') = 'array' THEN p.blueprint -> 'custom_fields' ELSE '[]'::jsonb END
+    ) AS f(value)
+    WHERE p.company_id = ${companyId} AND (${pipelineId}::text IS NULL OR p.id = ${pipelineId}::text)
+      AND f.value ->> 'key' = ANY (${[...keys]}::text[])`;
+  return rows.map((r) => r.key);
+}
+
 /** The statuses a stage offers, in order (`position`, then id). */
 export function listStatuses(db: Db, stageId: string): Promise<NamedRow[]> {
   return db.status.findMany({

@@ -21,8 +21,19 @@ export interface SubscriptionScope {
   origin?: SubscriptionOrigin | undefined;
 }
 
-/** The columns of a subscription that may be shown (never its secrets). */
-export interface SubscriptionRow {
+/**
+ * A subscription's filter columns (CONTRACT "Subscription filters"; applied by db/outbox.ts `fanOutCtes`): null /
+ * empty members filter nothing.
+ */
+export interface SubscriptionFilterColumns {
+  filterPipelineId: string | null;
+  filterStageId: string | null;
+  /** Empty: no fields filter. */
+  filterFields: string[];
+}
+
+/** The columns of a subscription that may be shown (never its secrets), its filter included. */
+export interface SubscriptionRow extends SubscriptionFilterColumns {
   id: string;
   targetUrl: string;
   /** Event names delivered to it, in catalogue order; exactly one for a REST hook. */
@@ -61,14 +72,17 @@ const PUBLIC_SELECT = {
   createdAt: true,
   failingSince: true,
   nextDueAt: true,
+  filterPipelineId: true,
+  filterStageId: true,
+  filterFields: true,
 } as const satisfies Prisma.WebhookSubscriptionSelect;
 
 function scopeWhere(scope: SubscriptionScope): Prisma.WebhookSubscriptionWhereInput {
   return scope.origin === undefined ? { companyId: scope.companyId } : { companyId: scope.companyId, origin: scope.origin };
 }
 
-/** The columns of a new subscription. */
-export interface NewSubscription {
+/** The columns of a new subscription (no filter columns: no filter). */
+export interface NewSubscription extends Partial<SubscriptionFilterColumns> {
   companyId: string;
   targetUrl: string;
   events: string[];
@@ -109,6 +123,9 @@ interface SubscriptionSqlRow {
   created_at: Date;
   failing_since: Date | null;
   next_due_at: Date | null;
+  filter_pipeline_id: string | null;
+  filter_stage_id: string | null;
+  filter_fields: string[] | null;
 }
 
 const date = (value: Date | null) => (value === null ? null : new Date(value));
@@ -122,7 +139,7 @@ export async function findSubscription(prisma: PrismaClient, scope: Subscription
   const row = await queryOne<SubscriptionSqlRow>(
     prisma,
     `SELECT id, target_url, events, origin, description, paused_at, disabled_at, disabled_reason, created_at, failing_since,
-       next_due_at
+       next_due_at, filter_pipeline_id, filter_stage_id, filter_fields
        FROM webhook_subscriptions WHERE id = $1 AND company_id = $2${origin}`,
     scope.origin === undefined ? [id, scope.companyId] : [id, scope.companyId, scope.origin],
     { name: `find-subscription${scope.origin === undefined ? "" : "-origin"}` },
@@ -140,6 +157,9 @@ export async function findSubscription(prisma: PrismaClient, scope: Subscription
     createdAt: new Date(row.created_at),
     failingSince: date(row.failing_since),
     nextDueAt: date(row.next_due_at),
+    filterPipelineId: row.filter_pipeline_id,
+    filterStageId: row.filter_stage_id,
+    filterFields: row.filter_fields ?? [],
   };
 }
 

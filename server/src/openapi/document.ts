@@ -38,6 +38,7 @@ import {
   type ErrorCode,
 } from "@stageline/shared";
 import { API_OPERATIONS, API_TAGS, API_VERSION, type ApiDeprecation, type ApiOperation } from "./operations";
+import { EVENT_PAYLOAD_COMPONENTS, webhookEventsSection } from "./webhook-events";
 
 /** The name of the API-key security scheme in `components.securitySchemes`. */
 export const API_KEY_SCHEME = "ApiKeyAuth";
@@ -73,6 +74,9 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   upsert_unavailable: "Pipeline Sales has no duplicate-detection rule, so an item cannot be upserted in it.",
   payload_erased: "Item 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f was deleted; the body of this delivery was erased with it.",
   internal: "Something went wrong on our side. Please try again.",
+  ambiguous_match: "2 items match this body's duplicate-detection fields: the upsert cannot choose one.",
+  upsert_unavailable: "Pipeline Sales has no duplicate detection: an upsert cannot find the item to update.",
+  payload_erased: "This delivery's item was deleted and its body erased: it cannot be sent again.",
 };
 
 /** Extension members carried by some codes, for their examples. */
@@ -312,6 +316,7 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
     security: [{ [API_KEY_SCHEME]: [] }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    webhooks: webhookEventsSection(),
     components: {
       securitySchemes: {
         [API_KEY_SCHEME]: {
@@ -329,6 +334,8 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         Stage: StageSchema,
         Status: StatusSchema,
         PipelineField: PipelineFieldSchema,
+        // Delivery bodies of update events (`webhooks` below; CONTRACT "Previous values in update events").
+        ...EVENT_PAYLOAD_COMPONENTS,
         WebhookSubscription: WebhookSubscriptionSchema,
         WebhookSubscriptionCreated: WebhookSubscriptionCreatedSchema,
         WebhookDelivery: WebhookDeliverySchema,

@@ -112,18 +112,22 @@ export const meExample: Me = {
   key: { id: KEY_ID, name: "Zapier", scopes: ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"], expires_at: null },
 };
 
-export const webhookSubscribeExample: WebhookSubscribe = { target_url: "https://hooks.zapier.com/hooks/standard/123/abc", event: "item.created" };
+export const webhookSubscribeExample: WebhookSubscribe = {
+  target_url: "https://hooks.zapier.com/hooks/standard/123/abc",
+  event: "item.updated",
+  filter: { pipeline_id: PIPELINE_ID, fields: ["stage", "deal_value"] },
+};
 
 export const webhookSubscriptionExample: WebhookSubscription = {
   id: WEBHOOK_ID,
   target_url: "https://hooks.zapier.com/hooks/standard/123/abc",
-  event: "item.created",
+  event: "item.updated",
   created_at: CREATED,
   disabled_at: null,
   disabled_reason: null,
   failing_since: null,
   next_attempt_at: null,
-  filter: null,
+  filter: { pipeline_id: PIPELINE_ID, fields: ["stage", "deal_value"] },
 };
 
 export const webhookSubscriptionCreatedExample: WebhookSubscriptionCreated = {

@@ -248,7 +248,12 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   },
   {
     method: "post", path: `${BASE}/webhooks`, operationId: "subscribeWebhook", summary: "Subscribe a REST hook", tag: "Webhooks", access: ["hooks:manage"],
-    description: "Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks).",
+    description:
+      "Sends every `event` to `target_url` until unsubscribed. The response's `secret` (shown once) signs the deliveries (Standard Webhooks). " +
+      "An optional `filter` narrows the events sent: `pipeline_id` (items of that pipeline; task events: tasks linked to an item of it), " +
+      "`stage_id` (with `pipeline_id`, item events: items in that stage after the change), `fields` (`item.updated`/`task.updated`: only when one of " +
+      "them is in `changed_fields`). An event the filter excludes is not queued at all. Ids and field names that do not resolve for the company are " +
+      "`422 invalid_reference`.",
     body: one(WebhookSubscribeSchema, ex.webhookSubscribeExample),
     success: { status: 201, description: "The subscription with its signing secret.", body: one(WebhookSubscriptionCreatedSchema, ex.webhookSubscriptionCreatedExample) },
     errors: ["invalid_reference"],

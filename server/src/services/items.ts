@@ -28,6 +28,7 @@ import { checkMetadata, mergeMetadata } from "./item-metadata";
 import { resolvePlacement } from "./item-placement";
 import { jsonAroundSlot, newSlotPlaceholder } from "../db/json-slot";
 import { failuresOf, invalidReference } from "./references";
+import { itemChangedPayload } from "./previous-values";
 
 /** Stands in for `short_id` in a new item's event payload until the insert statement takes the number. */
 const SHORT_ID_SLOT = newSlotPlaceholder("short_id");
@@ -178,8 +179,9 @@ function unknownPipeline(pipelineId: string) {
  *   status; `status_id` must be offered by the (new) stage.
  * - `metadata` is merged into the stored values (null clears an optional field).
  * A real change increments `version`, sets `updated_at` and writes `item.updated` (plus `item.stage_changed` when
- * the stage changed), each with `changed_fields` and `previous: { stage, status }`. A request that changes nothing
- * returns the item as it is: no new version, no event.
+ * the stage changed), each with `changed_fields` and `previous` (CONTRACT "Previous values in update events":
+ * services/previous-values.ts; the before-values are the row the version-checked statement replaces). A request
+ * that changes nothing returns the item as it is: no new version, no event.
  * @returns the item in the Item format.
  * @throws DomainError 404 `not_found` (unknown or another company's item); 409 `version_conflict` with
  * `current_version` (also when an update without `version` lost the race `UPDATE_ATTEMPTS` times); 422
@@ -231,11 +233,7 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
     next.version = current.version + 1;
     next.updatedAt = new Date();
     const item = toItemResponse(next);
-    const payload: ItemChangedEvent = {
-      ...item,
-      changed_fields: changedFields,
-      previous: { stage: current.stage.name, status: current.status.name },
-    };
+    const payload: ItemChangedEvent = itemChangedPayload(current, item, changedFields);
     const stamp = next.updatedAt.getTime();
     const events = [{ id: uuidv7(stamp), type: "item.updated", payload }];
     if (next.stage.id !== current.stage.id) events.push({ id: uuidv7(stamp), type: "item.stage_changed", payload });

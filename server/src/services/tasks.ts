@@ -10,6 +10,7 @@ import {
   resourceLocation,
   type EventName,
   type Task,
+  type TaskChangedEvent,
   type TaskCreate,
   type TaskListQuery,
   type TaskUpdate,
@@ -23,6 +24,7 @@ import type { Task as TaskRow } from "../generated/prisma/client";
 import { unknownApiKey } from "./api-keys";
 import { domainError, notFound, type DomainError } from "./errors";
 import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
+import { taskChangedPayload } from "./previous-values";
 import { toTaskResponse } from "./task-format";
 
 /** Spec "Task write fields": what a create leaves out gets these values. */
@@ -111,8 +113,9 @@ const UPDATE_ATTEMPTS = 100;
  * Updates a task with the fields given (spec "Tasks": PATCH carries only the fields to change; CONTRACT.md "Tasks"):
  * `is_completed: true` sets `completed_at` to now unless the task was already completed (the original time is
  * kept), `false` clears it; `null` clears `description`, `notes`, `item_id` and the minutes. When something
- * actually changed it writes `task.updated`, plus `task.completed` when the task went from open to completed; an
- * update that changes nothing writes nothing.
+ * actually changed it writes `task.updated`, plus `task.completed` when the task went from open to completed, both
+ * with `changed_fields` and `previous` (CONTRACT "Previous values in update events", services/previous-values.ts; the
+ * before-values are the row the `xmin`-checked statement replaces); an update that changes nothing writes nothing.
  * Optimistic, like items: the task is read, the change computed, and one statement (db/tasks.ts
  * `updateTaskWithEvents`) stores it with its events only if the row is still the version read, after locking the
  * company and a newly linked item against deletion. When another write got in between, the update is computed again
@@ -131,8 +134,10 @@ export async function updateTask(ctx: AppContext, companyId: string, taskId: str
     if (Object.keys(changes).length === 0) return toTaskResponse(current);
     const next: TaskRecord = { ...current, ...changes, updatedAt: now };
     const updated = toTaskResponse(next);
+    const payload = taskChangedPayload(current, updated);
+    if (!payload) return toTaskResponse(current);
     const completedNow = !current.isCompleted && next.isCompleted;
-    const events = taskEvents(updated, now, completedNow ? ["task.updated", "task.completed"] : ["task.updated"]);
+    const events = taskEvents(payload, now, completedNow ? ["task.updated", "task.completed"] : ["task.updated"]);
     const outcome = await db.updateTaskWithEvents(ctx.prisma, companyId, current.rowVersion, next, changes.itemId ?? null, events);
     if (outcome.written) {
       ctx.eventsCommitted();
@@ -199,8 +204,8 @@ function notWrittenError(outcome: Exclude<db.TaskWriteOutcome, { written: true }
   }
 }
 
-/** The outbox events of a task change, in order, each with the Task format as payload. */
-function taskEvents(task: Task, now: Date, types: EventName[]): OutboxEventToInsert[] {
+/** The outbox events of a task change, in order, each with `payload` (the Task format, plus `changed_fields` and `previous` for updates). */
+function taskEvents(task: Task | TaskChangedEvent, now: Date, types: EventName[]): OutboxEventToInsert[] {
   return types.map((type) => ({ id: uuidv7(now.getTime()), type, payload: task }));
 }
 

@@ -294,14 +294,24 @@ export const SAMPLE_CREATED_BY = "sample_api_key";
 /**
  * The body of a test event `event`: a sample built from the company's blueprint (services/samples.ts), in the exact
  * format of that event's real deliveries: the item for `item.created`, the item with `changed_fields` and
- * `previous` for item updates, the task for task events.
+ * `previous` for item updates, the task for `task.created`, the task with `changed_fields` and `previous` for task
+ * updates (CONTRACT "Previous values in update events").
  */
 export async function testEventPayload(ctx: AppContext, companyId: string, event: EventName): Promise<Record<string, unknown>> {
-  if (EVENT_RESOURCES[event] === "tasks") return sampleTask(SAMPLE_CREATED_BY);
+  if (EVENT_RESOURCES[event] === "tasks") {
+    const task = sampleTask(SAMPLE_CREATED_BY);
+    if (event === "task.created") return task;
+    if (event === "task.completed") {
+      const completed = { ...task, is_completed: true, completed_at: task.updated_at };
+      return { ...completed, changed_fields: ["is_completed", "completed_at"], previous: { is_completed: false, completed_at: null } };
+    }
+    return { ...task, changed_fields: ["title"], previous: { title: `${task.title} (before)` } };
+  }
   const item = await sampleItem(ctx, companyId);
   if (event === "item.created") return item;
   const changed = event === "item.stage_changed" ? ["stage", "status"] : ["name"];
-  return { ...item, changed_fields: changed, previous: { stage: item.stage, status: item.status } };
+  const previous = event === "item.stage_changed" ? { stage: item.stage, status: item.status } : { stage: item.stage, status: item.status, name: `${item.name} (before)` };
+  return { ...item, changed_fields: changed, previous };
 }
 
 /**

@@ -30,6 +30,7 @@ import { domainError, notFound, type DomainError } from "./errors";
 import { inIdempotentTransaction, type IdempotencyClaim } from "./idempotency";
 import { generateWebhookSecret } from "../webhooks/secrets";
 import { checkTargetUrl } from "../webhooks/target-url";
+import { checkSubscriptionFilter, toFilterResponse } from "./subscription-filter";
 
 /** How long a rotated-out secret keeps signing deliveries beside the new one. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -50,7 +51,7 @@ export function toSubscriptionResponse(row: subscriptions.SubscriptionRow): Webh
     disabled_reason: row.disabledAt ? row.disabledReason : null,
     failing_since: health.failingSince?.toISOString() ?? null,
     next_attempt_at: health.nextAttemptAt?.toISOString() ?? null,
-    filter: null, // placeholder until subscription filters land (branch events-filters owns them)
+    filter: toFilterResponse(row),
   };
 }
 
@@ -75,10 +76,13 @@ function restHooksOf(companyId: string): subscriptions.SubscriptionScope {
 
 /**
  * Subscribes `target_url` to one event (spec "REST hooks": POST /v1/ext/webhooks). The URL must satisfy
- * `checkTargetUrl` for the server's mode; the company may hold at most 1,000 subscriptions.
+ * `checkTargetUrl` for the server's mode; the company may hold at most 1,000 subscriptions. An optional `filter`
+ * (CONTRACT "Subscription filters") is checked against the company's pipelines (services/subscription-filter.ts) and
+ * stored with it; the fan-out then queues only the events it passes.
  * @returns the subscription plus its signing secret, which is shown only here (201 body).
  * @throws DomainError 422 `invalid_reference` for an unknown event name (with `valid_events`) and/or a target URL
- *   the mode does not allow (each listed in `errors`), or a company already at the subscription limit; with an
+ *   the mode does not allow (each listed in `errors`), a filter whose pipeline, stage or field names do not resolve
+ *   for the company, or a company already at the subscription limit; with an
  *   idempotency `claim` (CONTRACT "Idempotency": the 201 response is stored in the same transaction),
  *   StoredResponseFound or 409 `idempotency_key_in_use` (nothing is written then).
  */
@@ -99,6 +103,7 @@ export async function subscribe(
     const detail = errors.map((e) => e.message).join(" ");
     throw domainError("invalid_reference", detail, unknownEvent ? { errors, valid_events: [...EVENT_NAMES] } : { errors });
   }
+  const filter = await checkSubscriptionFilter(ctx.prisma, companyId, input.event, input.filter);
   const secret = generateWebhookSecret();
   return inIdempotentTransaction(
     ctx.prisma,
@@ -106,7 +111,7 @@ export async function subscribe(
     async (tx) => {
       const result = await subscriptions.insertSubscriptionWithinLimit(
         tx,
-        { companyId, targetUrl: input.target_url, events: [input.event], origin: "api", secret },
+        { companyId, targetUrl: input.target_url, events: [input.event], origin: "api", secret, ...filter },
         MAX_SUBSCRIPTIONS_PER_COMPANY,
       );
       if ("limitReached" in result) throw subscriptionLimitReached("GET /v1/ext/webhooks lists them");
