@@ -74,9 +74,6 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   upsert_unavailable: "Pipeline Sales has no duplicate-detection rule, so an item cannot be upserted in it.",
   payload_erased: "Item 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f was deleted; the body of this delivery was erased with it.",
   internal: "Something went wrong on our side. Please try again.",
-  ambiguous_match: "2 items match this body's duplicate-detection fields: the upsert cannot choose one.",
-  upsert_unavailable: "Pipeline Sales has no duplicate detection: an upsert cannot find the item to update.",
-  payload_erased: "This delivery's item was deleted and its body erased: it cannot be sent again.",
 };
 
 /** Extension members carried by some codes, for their examples. */
