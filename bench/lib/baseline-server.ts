@@ -9,6 +9,9 @@
  *   and the item (joined to its names, for the item.deleted body), lock its tasks, erase its earlier events and end
  *   their pending deliveries, clear their attempts' excerpts, replace its stored create responses, write the audit
  *   row, unlink the tasks, delete the row and insert the item.deleted event (no subscribers: stored erased). `204`.
+ * - `POST /upsert` (issue 25): the match SELECT of the pipeline's first duplicate-detection field (compared as the
+ *   server compares it: trimmed, case-insensitive), then the INSERT above (no match) or one `UPDATE ... RETURNING` of
+ *   the same columns the API stores (metadata merged, version + 1); no transaction, no lock, no outbox.
  *
  * On PostgreSQL it uses a `pg` pool (as many connections as the server's pool) on the same schema as the server.
  * On PGlite it opens its OWN copy of the server's data directory: PGlite is single-process, so the server's
@@ -61,11 +64,8 @@ const LIST_SQL = `SELECT ${ITEM_COLUMNS}
   ORDER BY i.created_at DESC, i.id DESC
   LIMIT $2`;
 
-const INSERT_SQL = `WITH i AS (
-    INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata, version, created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, 1, now(), now())
-    RETURNING *)
-  SELECT ${ITEM_COLUMNS}
+/** The changed row `i` of a data-modifying CTE, joined to its pipeline, stage and status names. */
+const NAMED_ROW = `SELECT ${ITEM_COLUMNS}
   FROM i
   JOIN pipelines p ON p.id = i.pipeline_id
   JOIN stages s ON s.id = i.stage_id
@@ -92,6 +92,28 @@ const DELETE_SQL = {
     SELECT $7, $1, 'item.deleted', $2, CASE WHEN EXISTS (SELECT 1 FROM webhook_subscriptions WHERE company_id = $1 AND 'item.deleted' = ANY (events))
       THEN $8::json ELSE json_build_object('item_id', $2::text, 'erased', true) END, now() FROM gone`,
 };
+const INSERT_SQL = `WITH i AS (
+    INSERT INTO items (id, company_id, pipeline_id, stage_id, status_id, short_id, name, contact_id, source, metadata, version, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, 1, now(), now())
+    RETURNING *)
+  ${NAMED_ROW}`;
+
+/**
+ * The items of the pipeline whose custom field `$3` equals `$4` as the server's duplicate detection compares text,
+ * through the same GIN index (items_match_metadata_idx) as the server's match query.
+ */
+const MATCH_SQL = `SELECT i.id FROM items i
+  WHERE i.company_id = $1 AND i.pipeline_id = $2
+    AND stageline_match_metadata(i.metadata) @> jsonb_build_object($3::text, lower(btrim($4::text, E' \\t\\r\\n')))
+    AND jsonb_typeof(i.metadata -> $3::text) = 'string'
+    AND lower(btrim(i.metadata ->> $3::text, E' \\t\\r\\n')) = lower(btrim($4::text, E' \\t\\r\\n'))
+  ORDER BY i.created_at DESC, i.id DESC LIMIT 2`;
+
+const UPDATE_SQL = `WITH i AS (
+    UPDATE items SET name = $3, stage_id = $4, status_id = $5, metadata = metadata || $6::jsonb, version = version + 1, updated_at = now()
+    WHERE id = $1 AND company_id = $2
+    RETURNING *)
+  ${NAMED_ROW}`;
 
 const iso = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
@@ -151,11 +173,15 @@ async function main(): Promise<void> {
     };
     close = () => pool.end();
   }
-  // Custom field keys per pipeline, read once (the server caches parsed blueprints too).
+  // Custom field keys per pipeline, read once (the server caches parsed blueprints too), and its first
+  // duplicate-detection field (the upsert's match key).
   const customKeys = new Map<string, string[]>();
+  const matchField = new Map<string, string>();
   for (const p of await query(`SELECT id, blueprint FROM pipelines WHERE company_id = $1`, [companyId])) {
     const blueprint = typeof p.blueprint === "string" ? JSON.parse(p.blueprint) : p.blueprint;
     customKeys.set(p.id, (blueprint?.custom_fields ?? []).map((f: { key: string }) => f.key));
+    const field = blueprint?.duplicate_detection?.fields?.[0];
+    if (typeof field === "string") matchField.set(p.id, field);
   }
   // First status of each stage, for a create without status_id (as the API does).
   const firstStatus = new Map<string, string>();
@@ -184,9 +210,9 @@ async function main(): Promise<void> {
     }
     res.json(page.map((r) => toItem(r, customKeys)));
   });
-  app.post("/items", async (req, res) => {
-    const b = req.body as { name: string; pipeline_id: string; stage_id: string; status_id?: string; contact_id?: string; source?: string; metadata?: object };
-    const rows = await query(INSERT_SQL, [
+  type Body = { name: string; pipeline_id: string; stage_id: string; status_id?: string; contact_id?: string; source?: string; metadata?: object };
+  const insert = (b: Body) =>
+    query(INSERT_SQL, [
       crypto.randomUUID(),
       companyId,
       b.pipeline_id,
@@ -198,6 +224,8 @@ async function main(): Promise<void> {
       b.source ?? "api",
       JSON.stringify(b.metadata ?? {}),
     ]);
+  app.post("/items", async (req, res) => {
+    const rows = await insert(req.body as Body);
     res.status(201).json(toItem(rows[0]!, customKeys));
   });
   app.delete("/items/:id", async (req, res) => {
@@ -213,6 +241,19 @@ async function main(): Promise<void> {
       return true;
     });
     res.status(found ? 204 : 404).end();
+  });
+  app.post("/upsert", async (req, res) => {
+    const b = req.body as Body;
+    const field = matchField.get(b.pipeline_id) ?? "email";
+    const value = (b.metadata as Record<string, unknown> | undefined)?.[field];
+    const hits = await query(MATCH_SQL, [companyId, b.pipeline_id, field, String(value ?? "")]);
+    if (hits.length === 0) {
+      res.status(201).json(toItem((await insert(b))[0]!, customKeys));
+      return;
+    }
+    const status = b.status_id ?? firstStatus.get(b.stage_id);
+    const rows = await query(UPDATE_SQL, [hits[0]!.id, companyId, b.name, b.stage_id, status, JSON.stringify(b.metadata ?? {})]);
+    res.status(200).json(toItem(rows[0]!, customKeys));
   });
   app.use((err: Error, _req: unknown, res: import("express").Response, _next: unknown) => {
     process.stderr.write(`baseline error: ${err.stack ?? err.message}\n`);

@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench` (bench/run.ts). */
 
-export const PHASES = ["pages", "list", "get", "patch", "create", "delete", "tasks", "webhooks", "filters", "console", "client", "isolation", "backlog"] as const;
+export const PHASES = ["pages", "list", "get", "patch", "create", "upsert", "delete", "tasks", "webhooks", "filters", "console", "client", "isolation", "backlog"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {

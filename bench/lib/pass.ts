@@ -20,6 +20,7 @@ import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation"
 import { runFiltersPhase } from "./filters";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
+import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
 import { samplePage, signInConsole, type PageLatency } from "./console";
@@ -130,6 +131,7 @@ export class BenchPass {
       if (this.has("patch")) await this.measurePatch();
       if (this.has("create")) await this.measureCreate();
       if (this.has("delete")) await this.measureDelete();
+      if (this.has("upsert")) await this.during("upsert: server vs bare", () => runUpsertPhase(this.upsertHost()));
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("filters")) await runFiltersPhase(this.phaseHost());
@@ -284,7 +286,7 @@ export class BenchPass {
       const copy = path.join(this.tmpDir, "baseline-pglite");
       fs.cpSync(pgliteDirOf(this.dataDir), copy, { recursive: true });
       await this.startServer("after-seed");
-      if (this.has("list") || this.has("create") || this.has("delete")) {
+      if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert")) {
         this.baseline = await startBaseline({
           kind: "pglite",
           pgliteDir: copy,
@@ -294,7 +296,7 @@ export class BenchPass {
           ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
         });
       }
-    } else if (this.has("list") || this.has("create") || this.has("delete")) {
+    } else if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert")) {
       this.baseline = await startBaseline({
         kind: "postgres",
         databaseUrl: this.databaseUrl!,
@@ -683,6 +685,26 @@ export class BenchPass {
         `${perRound} deletes each`,
       );
     });
+  /** What the issue-25 upsert phase (lib/upsert-phase.ts) uses of this pass. */
+  private upsertHost(): UpsertHost {
+    return {
+      rounds: this.o.rounds,
+      serverUrl: this.api.baseUrl,
+      baselineUrl: this.baseline!.url,
+      headers: this.headers,
+      createBody: this.createBody(),
+      seeded: this.seeded,
+      pipelineId: this.pipelineId,
+      stageId: this.stageId,
+      load: (label, options, warm) => this.load(label, options, warm),
+      latencyText: (r) => this.latencyText(r),
+      roundsTable: (name, bare, server, note) => this.roundsTable(name, bare, server, note),
+      figures: this.figures,
+      probe: async (body, status, result) => {
+        const res = await this.api.expect(status, "POST", "/v1/ext/items/upsert", body);
+        if (res.headers.get("stageline-upsert") !== result) throw new Error(`the upsert probe answered ${res.headers.get("stageline-upsert")}, expected ${result}`);
+      },
+    };
   }
 
   /** Issue item 3: GET /v1/ext/items/{id} over random seeded items. */

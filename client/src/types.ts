@@ -46,8 +46,6 @@ export type WebhookEventPayloads = {
 export type WebhookSubscriptionCreated = Schemas["WebhookSubscriptionCreated"];
 /** One delivery of an event to a subscription, with its attempts. */
 export type WebhookDelivery = Schemas["WebhookDelivery"];
-/** An event name of the catalogue (`item.created`, ..., `item.deleted`, `task.completed`), from the document's enum. */
-export type WebhookEventName = WebhookDelivery["event"];
 /** The query of `items.delete` (DELETE /v1/ext/items/{item_id}): optional `version` (optimistic locking). */
 export type ItemDeleteOptions = Query<"deleteItem">;
 /** The company and API key the client authenticates as (GET /v1/ext/me). */
@@ -61,6 +59,15 @@ export type ItemCreate = JsonBody<"createItem">;
 export type ItemUpdate = JsonBody<"updateItem">;
 /** Body of `items.checkDuplicates` (POST /v1/ext/items/check-duplicates). */
 export type ItemDuplicateCheck = JsonBody<"checkDuplicateItems">;
+/** Body of `items.upsert` (POST /v1/ext/items/upsert): the create body. */
+export type ItemUpsert = JsonBody<"upsertItem">;
+/** What `items.upsert` did: the `Stageline-Upsert` header (`created` with 201, `updated`/`unchanged` with 200). */
+export type UpsertResult = components["headers"]["StagelineUpsertCreated"] | components["headers"]["StagelineUpsertUpdatedOrUnchanged"];
+/** The answer of `items.upsert`: what it did and the item as it is now. */
+export interface UpsertOutcome {
+  result: UpsertResult;
+  item: Item;
+}
 /** Body of `tasks.create` (POST /v1/ext/tasks). */
 export type TaskCreate = JsonBody<"createTask">;
 /** Body of `tasks.update` (PATCH /v1/ext/tasks/{task_id}): at least one field. */

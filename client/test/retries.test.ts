@@ -4,18 +4,10 @@
  */
 import { ConnectionError, NotFoundError, ServerError, Stageline, ValidationError, ConflictError } from "../src";
 import { backoffMs, MAX_BACKOFF_MS } from "../src/retry-policy";
-import { api, API_KEY, client, CREATE_BODY, item, ORIGIN, problem, rateHeaders, useNock, useVirtualClock } from "./helpers/setup";
+import { api, API_KEY, client, CREATE_BODY, item, ORIGIN, problem, rateHeaders, recordingKey, useNock, useVirtualClock } from "./helpers/setup";
 
 useNock();
 const time = useVirtualClock();
-
-/** A nock reply that records the attempt's Idempotency-Key in `keys`, then answers `status`, `body`, `headers`. */
-function recordingKey(keys: string[], status: number, body: unknown, headers: Record<string, string> = {}) {
-  return function (this: { req: { headers: Record<string, string | string[]> } }): [number, unknown, Record<string, string>] {
-    keys.push(String(this.req.headers["idempotency-key"]));
-    return [status, body, headers];
-  };
-}
 
 describe("creates retried after a failure reuse their idempotency key", () => {
   it("sends a random key and reuses it after a 5xx", async () => {

@@ -3,29 +3,12 @@
  * scope items:read per CONTRACT "Scopes and limits").
  */
 import { DuplicateMatchSchema } from "@stageline/shared";
+import { createSimplePipeline, type SimplePipeline } from "./helpers/simple-pipeline";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 type Api = (method: string, path: string, body?: unknown) => ReturnType<TestServer["request"]>;
 
-interface SimplePipeline {
-  id: string;
-  stageId: string;
-}
-
-/** A one-stage pipeline with the given blueprint, straight in the database. */
-async function createPipeline(t: TestServer, name: string, prefix: string, blueprint: object): Promise<SimplePipeline> {
-  const pipeline = await t.server.ctx.prisma.pipeline.create({
-    data: {
-      companyId: t.companyId,
-      name,
-      shortIdPrefix: prefix,
-      blueprint,
-      stages: { create: [{ name: "New", position: 0, statuses: { create: [{ name: "Open", position: 0 }] } }] },
-    },
-    include: { stages: true },
-  });
-  return { id: pipeline.id, stageId: pipeline.stages[0]!.id };
-}
+const createPipeline = createSimplePipeline;
 
 describe("items: duplicate check", () => {
   let t: TestServer;

@@ -12,7 +12,7 @@ import { idempotentCreate } from "../src/http/idempotency";
 import { renderProblem } from "../src/http/problem";
 import type { AuthContext } from "../src/services/api-keys";
 import { startIdempotencyPurge } from "../src/services/idempotency";
-import { createServerStore, killServerProcesses, startServerProcess, type ServerProcess, type ServerStore } from "./helpers/server-process";
+import { useProcessPair } from "./helpers/process-pair";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -290,23 +290,10 @@ describe("Idempotency-Key on POST /v1/ext/tasks and /v1/ext/webhooks", () => {
 // This block is defined only in the PostgreSQL pass (TEST_DATABASE_URL).
 if (process.env.TEST_DATABASE_URL) {
   describe("two server processes on one PostgreSQL database", () => {
-    let store: ServerStore;
-    let a: ServerProcess;
-    let b: ServerProcess;
-
-    beforeAll(async () => {
-      store = createServerStore();
-      a = await startServerProcess(store, { RATE_LIMIT_PER_MINUTE: "10000" });
-      if (!a.demoApiKey) throw new Error(`the first start did not seed the demo company:\n${a.output()}`);
-      b = await startServerProcess(store, { RATE_LIMIT_PER_MINUTE: "10000" });
-    }, 60_000);
-    afterAll(async () => {
-      await killServerProcesses();
-      await store?.remove();
-    });
+    const pair = useProcessPair();
 
     it("creates exactly one item for a burst of retries with one key spread over both processes", async () => {
-      const apiKey = a.demoApiKey!;
+      const { a, b, apiKey } = pair;
       const headers = { "x-api-key": apiKey, "content-type": "application/json" };
       const pipelines = (await (await fetch(`${a.url}/v1/ext/pipelines`, { headers })).json()) as { id: string }[];
       const stages = (await (await fetch(`${a.url}/v1/ext/pipelines/${pipelines[0]!.id}/stages`, { headers })).json()) as { id: string }[];

@@ -56,6 +56,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ext/items/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update an item
+         * @description Creates the item, or updates the one item the pipeline's duplicate detection matches (exactly as the duplicate check matches), atomically: concurrent upserts of the same key make one item. Body = the create body. No match: `201` with `Location` and `item.created`. One match: its `name`, `stage_id`, `status_id`, `metadata` (merged), `contact_id` and `source` are applied as a PATCH would (`200`; `item.updated`/`item.stage_changed` and a new `version` only when something changed); `source` and `contact_id` left out keep the item's values (`source` is not reset to `api`). The `Stageline-Upsert` header says `created`, `updated` or `unchanged`. Several matches: `409 ambiguous_match` with `matches`. No duplicate detection on the pipeline, or no value it compares in the body: `422 upsert_unavailable`.
+         *
+         *     Scope: `items:write`.
+         *
+         *     Send an `Idempotency-Key` (1..255 printable ASCII characters) to make retries safe: the same key with the same body replays the first response (with `Idempotent-Replayed: true`) and creates nothing again; with a different body it is a 422 `idempotency_key_reused`; while the first request runs, a 409 `idempotency_key_in_use` with `Retry-After`. Keys are scoped to the company and kept 24 hours; 4xx responses are replayed too, 429 and 5xx are not stored.
+         */
+        post: operations["upsertItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ext/items/{item_id}": {
         parameters: {
             query?: never;
@@ -1123,6 +1147,31 @@ export interface components {
                 };
             };
         };
+        /** @description Error. */
+        PayloadErasedReplayable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 410;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "payload_erased";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
         /** @description Request body over 1 MiB. */
         PayloadTooLargeReplayable: {
             headers: {
@@ -1246,6 +1295,57 @@ export interface components {
                 };
             };
         };
+        /** @description Conflict. `ambiguous_match`: several items match the upsert under the pipeline's duplicate detection; `matches` lists their `item_id`s, best match first. `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds. `version_conflict`: the body's `version` is not the current one (`current_version` says which is). */
+        AmbiguousMatchOrIdempotencyKeyInUseOrVersionConflictReplayable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Retry-After"?: number;
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 409;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "ambiguous_match" | "idempotency_key_in_use" | "version_conflict";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
+        /** @description Well-formed request whose references do not resolve. `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. `pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it. `upsert_unavailable`: the pipeline has no duplicate detection, or the body carries no value it compares, so an upsert cannot find its item. */
+        IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedOrUpsertUnavailableReplayable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 422;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "idempotency_key_reused" | "invalid_reference" | "pipeline_archived" | "upsert_unavailable";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
         /** @description An id in the path does not exist or belongs to another company. */
         NotFound: {
             headers: {
@@ -1319,6 +1419,30 @@ export interface components {
                 };
             };
         };
+        /** @description Error. */
+        PayloadErased: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 410;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "payload_erased";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1337,6 +1461,10 @@ export interface components {
         Location: string;
         /** @description Present (`true`) when this response is a replay of the first response to the same `Idempotency-Key`. */
         IdempotentReplayed: "true";
+        /** @description What the upsert did: `created` (201), `updated` or `unchanged` (200: nothing was written or emitted). Replayed with the response. */
+        StagelineUpsertUpdatedOrUnchanged: "updated" | "unchanged";
+        /** @description What the upsert did: `created` (201), `updated` or `unchanged` (200: nothing was written or emitted). Replayed with the response. */
+        StagelineUpsertCreated: "created";
     };
     pathItems: never;
 }
@@ -1571,6 +1699,125 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+        };
+    };
+    upsertItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Acme deal",
+                 *       "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                 *       "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                 *       "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                 *       "metadata": {
+                 *         "email": "ada@acme.example",
+                 *         "deal_value": 2500
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    pipeline_id: string;
+                    stage_id: string;
+                    status_id?: string;
+                    contact_id?: string | null;
+                    source?: string;
+                    /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description One item matched: it was updated (`Stageline-Upsert: updated`) or already had these values (`unchanged`: nothing written or emitted). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Stageline-Upsert": components["headers"]["StagelineUpsertUpdatedOrUnchanged"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "short_id": "SALES-42",
+                     *       "name": "Acme deal",
+                     *       "pipeline": "Sales",
+                     *       "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *       "stage": "Lead",
+                     *       "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *       "status": "Open",
+                     *       "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *       "contact_id": null,
+                     *       "source": "api",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-02T10:00:00.000Z",
+                     *       "version": 2,
+                     *       "email": "ada@acme.example",
+                     *       "deal_value": 2500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            /** @description No item matched: the item was created (`Stageline-Upsert: created`). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Location: components["headers"]["Location"];
+                    "Stageline-Upsert": components["headers"]["StagelineUpsertCreated"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "short_id": "SALES-42",
+                     *       "name": "Acme deal",
+                     *       "pipeline": "Sales",
+                     *       "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *       "stage": "Lead",
+                     *       "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *       "status": "Open",
+                     *       "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *       "contact_id": null,
+                     *       "source": "api",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-01T09:30:00.000Z",
+                     *       "version": 1,
+                     *       "email": "ada@acme.example",
+                     *       "deal_value": 1500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Item"];
+                };
+            };
+            400: components["responses"]["ValidationFailedReplayable"];
+            401: components["responses"]["InvalidApiKeyReplayable"];
+            402: components["responses"]["SubscriptionInactiveReplayable"];
+            403: components["responses"]["InsufficientScopeReplayable"];
+            408: components["responses"]["RequestTimeoutReplayable"];
+            409: components["responses"]["AmbiguousMatchOrIdempotencyKeyInUseOrVersionConflictReplayable"];
+            413: components["responses"]["PayloadTooLargeReplayable"];
+            422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedOrUpsertUnavailableReplayable"];
+            429: components["responses"]["RateLimitedReplayable"];
+            500: components["responses"]["InternalReplayable"];
         };
     };
     getItem: {

@@ -3,7 +3,10 @@
  */
 import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
-import type { DuplicateMatch, Item, ItemCreate, ItemDeleteOptions, ItemDuplicateCheck, ItemListQuery, ItemUpdate } from "../types";
+import type { DuplicateMatch, Item, ItemCreate, ItemDeleteOptions, ItemDuplicateCheck, ItemListQuery, ItemUpdate, ItemUpsert, UpsertOutcome, UpsertResult } from "../types";
+
+/** The values of the `Stageline-Upsert` response header (CONTRACT "Upsert"). */
+const UPSERT_RESULTS: readonly UpsertResult[] = ["created", "updated", "unchanged"];
 
 /** Items of the company's pipelines. */
 export class Items {
@@ -51,6 +54,34 @@ export class Items {
   create(body: ItemCreate, options?: CreateOptions): Promise<Item> {
     const key = idempotencyKeyOf(options);
     return unwrap(this.ctx.keyed((fetch) => this.ctx.api.POST("/v1/ext/items", { body, params: { header: { "Idempotency-Key": key } }, fetch })));
+  }
+
+  /**
+   * Creates the item, or updates the one item the pipeline's duplicate detection matches (POST
+   * /v1/ext/items/upsert; scope `items:write`), atomically on the server. Always sends an `Idempotency-Key` (yours,
+   * or a random one generated once for this call and reused by every attempt), so a retried upsert is replayed, not
+   * applied twice.
+   * @param body the create body: `name`, `pipeline_id`, `stage_id`, optional `status_id`, `contact_id`, `source`,
+   * `metadata`; it must carry the values the pipeline's duplicate detection compares (e.g. `metadata.email`). On an
+   * update, `source` and `contact_id` left out keep the item's values.
+   * @returns `{ result, item }`: `result` is the `Stageline-Upsert` header, `created` (201), `updated` or
+   * `unchanged` (200: nothing was written); `item` is the item as it is now.
+   * @throws ConflictError (409 `ambiguous_match`: several items match, their ids in the problem's `matches`; or the
+   * key still in use after the retries), ValidationError (422 `upsert_unavailable`, unknown reference, archived
+   * pipeline, key reused with another body; 400 bad body), other StagelineErrors, ConnectionError; Error when a
+   * successful answer lacks a valid `Stageline-Upsert` header (not a Stageline server).
+   */
+  async upsert(body: ItemUpsert, options?: CreateOptions): Promise<UpsertOutcome> {
+    const key = idempotencyKeyOf(options);
+    const answer = await this.ctx.keyed((fetch) =>
+      this.ctx.api.POST("/v1/ext/items/upsert", { body, params: { header: { "Idempotency-Key": key } }, fetch }),
+    );
+    const item: Item = await unwrap(Promise.resolve(answer));
+    const result = answer.response.headers.get("Stageline-Upsert") as UpsertResult | null;
+    if (result === null || !UPSERT_RESULTS.includes(result)) {
+      throw new Error(`Stageline: the upsert answer carries no valid Stageline-Upsert header (got ${JSON.stringify(result)})`);
+    }
+    return { result, item };
   }
 
   /**

@@ -125,3 +125,11 @@ export function item(id: string, extra: Record<string, unknown> = {}): Record<st
 
 /** A create body. */
 export const CREATE_BODY = { name: "Acme deal", pipeline_id: "p1", stage_id: "s1" };
+
+/** A nock reply that records the attempt's Idempotency-Key in `keys`, then answers `status`, `body`, `headers`. */
+export function recordingKey(keys: string[], status: number, body: unknown, headers: Record<string, string> = {}) {
+  return function (this: { req: { headers: Record<string, string | string[]> } }): [number, unknown, Record<string, string>] {
+    keys.push(String(this.req.headers["idempotency-key"]));
+    return [status, body, headers];
+  };
+}

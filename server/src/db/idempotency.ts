@@ -10,7 +10,7 @@
  * (company_id, key) refuses a second stored response in any case (see `isStoredKeyConflict`).
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { query, queryOne } from "./sql";
+import { query, queryOne, type TransactionQuery } from "./sql";
 
 /** The (company, key) of a create and the fingerprint of its request. */
 export interface IdempotencyClaim {
@@ -30,6 +30,8 @@ export interface StoredResponse {
   /** The exact JSON text first sent. */
   body: string;
   location: string | null;
+  /** Extra headers to replay with it (e.g. `Stageline-Upsert`), or null. */
+  headers: Record<string, string> | null;
 }
 
 /** What a response to store is made of. */
@@ -37,6 +39,8 @@ export interface ResponseToStore {
   status: number;
   body: string;
   location: string | null;
+  /** Extra headers to replay with it (e.g. `Stageline-Upsert`); none when absent. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -48,7 +52,7 @@ export function advisoryLockId(company: string, key: string): string {
 }
 
 /** The columns of a stored response as the statements below select them. */
-export const STORED_COLUMNS = "request_hash, status, response_body, location";
+export const STORED_COLUMNS = "request_hash, status, response_body, location, response_headers";
 
 /** A stored row as selected with {@link STORED_COLUMNS}. */
 export interface StoredRow {
@@ -56,11 +60,18 @@ export interface StoredRow {
   status: number;
   response_body: string;
   location: string | null;
+  response_headers: Record<string, string> | null;
 }
 
 /** Converts a selected row. */
 export function toStoredResponse(row: StoredRow): StoredResponse {
-  return { requestHash: row.request_hash, status: Number(row.status), body: row.response_body, location: row.location };
+  return {
+    requestHash: row.request_hash,
+    status: Number(row.status),
+    body: row.response_body,
+    location: row.location,
+    headers: row.response_headers ?? null,
+  };
 }
 
 /**
@@ -93,7 +104,7 @@ export function storeCreatedCte(createdCte: string, p: { company: string; key: s
 
 /** The select list and FROM clause of a statement with `claimCtes`: one row with `got` and the stored columns. */
 export const CLAIM_SELECT = {
-  columns: "(SELECT got FROM claim) AS got, prior.request_hash, prior.status, prior.response_body, prior.location",
+  columns: "(SELECT got FROM claim) AS got, prior.request_hash, prior.status, prior.response_body, prior.location, prior.response_headers",
   from: "FROM (SELECT 1) AS one LEFT JOIN prior ON true",
 };
 
@@ -132,14 +143,15 @@ export type ClaimOutcome = { kind: "claimed" } | { kind: "in_use" } | { kind: "s
  * (company, key) without waiting and reads its unexpired stored response, in one statement.
  * @returns `in_use` when another transaction holds the key, `stored` when a response is stored, else `claimed` (the
  * lock is then held until `tx` ends; store the response with `storeResponse` in the same transaction).
+ * `tx` is an interactive Prisma transaction or an open `SqlRunner.transaction`'s `TransactionQuery`.
  */
-export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyClaim): Promise<ClaimOutcome> {
-  const rows = await tx.$queryRawUnsafe<(Partial<StoredRow> & { got: boolean })[]>(
-    `SELECT l.got, s.request_hash, s.status, s.response_body, s.location
+export async function claimKey(tx: Prisma.TransactionClient | TransactionQuery, claim: IdempotencyClaim): Promise<ClaimOutcome> {
+  const rows = await inTransaction<Partial<StoredRow> & { got: boolean }>(
+    tx,
+    `SELECT l.got, s.request_hash, s.status, s.response_body, s.location, s.response_headers
      FROM (SELECT pg_try_advisory_xact_lock(${advisoryLockId("$1", "$2")}) AS got) l
      LEFT JOIN idempotency_keys s ON l.got AND s.company_id = $1 AND s.key = $2 AND s.expires_at > now()`,
-    claim.companyId,
-    claim.key,
+    [claim.companyId, claim.key],
   );
   const row = rows[0];
   if (!row?.got) return { kind: "in_use" };
@@ -153,8 +165,12 @@ export async function claimKey(tx: Prisma.TransactionClient, claim: IdempotencyC
  * @throws Error when an unexpired response is stored already (cannot happen while the lock is held); the
  * transaction then rolls back with the resource.
  */
-export async function storeResponse(tx: Prisma.TransactionClient, claim: IdempotencyClaim, response: ResponseToStore): Promise<void> {
-  const stored = await tx.$queryRawUnsafe<unknown[]>(STORE_UNLESS_UNEXPIRED, ...storeParams(claim, response));
+export async function storeResponse(
+  tx: Prisma.TransactionClient | TransactionQuery,
+  claim: IdempotencyClaim,
+  response: ResponseToStore,
+): Promise<void> {
+  const stored = await inTransaction<unknown>(tx, STORE_UNLESS_UNEXPIRED, storeParams(claim, response));
   if (stored.length !== 1) throw new Error("storeResponse: a response is already stored for this idempotency key");
 }
 
@@ -162,16 +178,23 @@ export async function storeResponse(tx: Prisma.TransactionClient, claim: Idempot
  * Inserts a stored response, or replaces the key's row when it has expired; returns one row when it stored.
  * Parameters: `storeParams`.
  */
-const STORE_UNLESS_UNEXPIRED = `INSERT INTO idempotency_keys AS k (company_id, key, request_hash, status, response_body, location, created_at, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, now(), now() + make_interval(secs => $7::int))
+const STORE_UNLESS_UNEXPIRED = `INSERT INTO idempotency_keys AS k (company_id, key, request_hash, status, response_body, location,
+    response_headers, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $8::jsonb, now(), now() + make_interval(secs => $7::int))
   ON CONFLICT (company_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
-    response_body = EXCLUDED.response_body, location = EXCLUDED.location, created_at = EXCLUDED.created_at,
-    expires_at = EXCLUDED.expires_at
+    response_body = EXCLUDED.response_body, location = EXCLUDED.location, response_headers = EXCLUDED.response_headers,
+    created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
   WHERE k.expires_at <= now()
   RETURNING true AS stored`;
 
 function storeParams(claim: IdempotencyClaim, response: ResponseToStore): unknown[] {
-  return [claim.companyId, claim.key, claim.requestHash, response.status, response.body, response.location, claim.ttlSeconds];
+  const headers = response.headers && Object.keys(response.headers).length > 0 ? JSON.stringify(response.headers) : null;
+  return [claim.companyId, claim.key, claim.requestHash, response.status, response.body, response.location, claim.ttlSeconds, headers];
+}
+
+/** One statement in an interactive Prisma transaction or an open `SqlRunner.transaction`. */
+function inTransaction<T>(tx: Prisma.TransactionClient | TransactionQuery, text: string, params: unknown[]): Promise<T[]> {
+  return typeof tx === "function" ? tx<T>(text, params) : tx.$queryRawUnsafe<T[]>(text, ...params);
 }
 
 /**

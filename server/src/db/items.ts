@@ -20,7 +20,7 @@ import {
   type StoredResponse,
 } from "./idempotency";
 import { lockedCompanyCte } from "./companies";
-import { query, type TransactionQuery } from "./sql";
+import { query, run, type Executor, type TransactionQuery } from "./sql";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -136,6 +136,30 @@ export async function readItem(prisma: PrismaClient, companyId: string, itemId: 
   });
   const [record] = await toItemRecords(prisma, companyId, rows);
   return record ?? null;
+}
+
+/**
+ * Inside an open transaction (`q`, db/sql.ts `SqlRunner.transaction`): the company's item `itemId` of the pipeline
+ * whose structure is `structure` (read before the transaction: nothing may go through Prisma or the raw runner while
+ * it is open), or null when it is unknown, another company's or in another pipeline. Each call reads the latest
+ * committed row (READ COMMITTED: a new snapshot per statement).
+ * @throws Error when the row's stage or status is not in `structure` (impossible while structures are immutable).
+ */
+export async function readPipelineItemIn(
+  q: TransactionQuery,
+  companyId: string,
+  itemId: string,
+  structure: PipelineStructure,
+): Promise<ItemRecord | null> {
+  const [row] = await q<ItemRow>(`${ITEM_SELECT} WHERE i.id = $1 AND i.company_id = $2 AND i.pipeline_id = $3`, [itemId, companyId, structure.id]);
+  if (!row) return null;
+  const names = structureNames(structure);
+  const stageName = names.get(row.stage_id);
+  const statusName = names.get(row.status_id);
+  if (stageName === undefined || statusName === undefined) {
+    throw new Error(`item ${row.id}: stage ${row.stage_id} or status ${row.status_id} not in pipeline ${row.pipeline_id}`);
+  }
+  return itemRecordOf(row, structure, stageName, statusName);
 }
 
 /** The company's items with these ids (any order; unknown ids are skipped). */
@@ -406,33 +430,8 @@ export async function insertItemWithEvent(
   event: ItemEventToInsert,
   idempotency?: { claim: IdempotencyClaim; location: string },
 ): Promise<{ shortId: string | null; deliveries: number; companyGone?: boolean; inUse?: boolean; stored?: StoredResponse }> {
-  const params: unknown[] = [
-    item.id,
-    item.companyId,
-    item.pipelineId,
-    item.stageId,
-    item.statusId,
-    item.name,
-    item.contactId,
-    item.source,
-    JSON.stringify(item.metadata),
-    item.createdAt,
-    event.id,
-    event.type,
-    event.payload.before,
-    event.payload.after,
-  ];
-  if (!idempotency) {
-    const rows = await query<{ short_id: string | null; deliveries: number; companies: number }>(
-      prisma,
-      `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
-       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
-         (SELECT count(*) FROM company_row)::int AS companies`,
-      params,
-      { name: "insert-item-with-event" },
-    );
-    return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0), companyGone: Number(rows[0]?.companies) === 0 };
-  }
+  const params = insertItemParams(item, event);
+  if (!idempotency) return insertItemRun(prisma, params, { name: "insert-item-with-event" });
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -457,6 +456,36 @@ export async function insertItemWithEvent(
   const claimed = claimResult(row);
   if (claimed) return { shortId: null, deliveries: 0, ...claimed };
   return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0), companyGone: Number(row.companies) === 0 };
+}
+
+/** The bound parameters `$1`..`$14` of the insert statements. */
+function insertItemParams(item: ItemToInsert, event: ItemEventToInsert): unknown[] {
+  return [
+    item.id,
+    item.companyId,
+    item.pipelineId,
+    item.stageId,
+    item.statusId,
+    item.name,
+    item.contactId,
+    item.source,
+    JSON.stringify(item.metadata),
+    item.createdAt,
+    event.id,
+    event.type,
+    event.payload.before,
+    event.payload.after,
+  ];
+}
+
+/** Runs `INSERT_ITEM_SQL` on `db` and reads its outcome as `insertItemWithEvent` returns it. */
+async function insertItemRun(
+  db: Executor,
+  params: unknown[],
+  options?: { name: string },
+): Promise<{ shortId: string | null; deliveries: number; companyGone: boolean }> {
+  const rows = await run<{ short_id: string | null; deliveries: number; companies: number }>(db, INSERT_ITEM_SQL, params, options);
+  return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0), companyGone: Number(rows[0]?.companies) === 0 };
 }
 
 /**
@@ -492,6 +521,11 @@ const INSERT_ITEM_CTES = `new_item AS (
        RETURNING id, type, seq, payload
      ), ${fanOutCtes("new_event", "$2")}`;
 
+/** The insert statement without an idempotency key (parameters: `insertItemParams`). */
+const INSERT_ITEM_SQL = `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
+       SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+         (SELECT count(*) FROM company_row)::int AS companies`;
+
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */
 export interface ItemColumns {
   name: string;
@@ -511,7 +545,8 @@ export type ItemChangeEvent = OutboxEventToInsert;
  * `updated_at = updatedAt`, and in the SAME statement writes `events` (in this order, so their `seq` follows it)
  * with one pending delivery per active subscription of the company to each event's name (db/outbox.ts
  * `fanOutCtes`). One atomic statement: no transaction round trips, no row held locked while the
- * app works. Event payloads are stored as given (`JSON.stringify`, key order kept).
+ * app works. Event payloads are stored as given (`JSON.stringify`, key order kept). `db` is a client, or an open
+ * transaction (the upsert's, services/item-upsert.ts).
  * The company row is locked first (`lockedCompanyCte`), in the order of `DELETE FROM companies`' cascade, so an
  * update racing its company's deletion cannot deadlock with it.
  * @returns `updated` false (and nothing written) when the item does not have that version any more, or does not
@@ -519,13 +554,13 @@ export type ItemChangeEvent = OutboxEventToInsert;
  * @throws the database error when a constraint fails (nothing is written then).
  */
 export async function updateItemWithEvents(
-  prisma: PrismaClient,
+  db: Executor,
   item: { id: string; companyId: string; expectedVersion: number; updatedAt: Date },
   columns: ItemColumns,
   events: ItemChangeEvent[],
 ): Promise<{ updated: boolean; companyGone: boolean }> {
-  const rows = await query<{ updated: number; companies: number }>(
-    prisma,
+  const rows = await run<{ updated: number; companies: number }>(
+    db,
     `WITH ${lockedCompanyCte("$2")}, updated AS (
        UPDATE items SET name = $4, stage_id = $5, status_id = $6, contact_id = $7, source = $8, metadata = $9::jsonb,
          version = version + 1, updated_at = $10::timestamptz
@@ -570,7 +605,9 @@ const TRIM_CHARACTERS = " \t\r\n";
 /**
  * The SQL condition "this item's `criterion.field` equals the input value". Text is compared trimmed and
  * case-insensitively on both sides (`lower(btrim(...))`), which also normalizes emails; numbers and booleans are
- * compared as JSON values. Field keys and values are bound parameters, never spliced into the SQL.
+ * compared as JSON values. Field keys and values are bound parameters, never spliced into the SQL. A custom-field
+ * condition also tests containment in `stageline_match_metadata(metadata)` (the metadata normalized the same way),
+ * which the GIN index items_match_metadata_idx answers: the cost follows the matches, not the pipeline's size.
  */
 function duplicateCondition(criterion: DuplicateCriterion): Prisma.Sql {
   const normalize = (expr: Prisma.Sql) => Prisma.sql`lower(btrim(${expr}, ${TRIM_CHARACTERS}))`;
@@ -578,12 +615,17 @@ function duplicateCondition(criterion: DuplicateCriterion): Prisma.Sql {
   if (criterion.kind === "column") {
     return Prisma.sql`${normalize(DUPLICATE_COLUMNS[criterion.field])} = ${input(criterion.value)}`;
   }
+  // The containment test is answered by the GIN index items_match_metadata_idx (migration
+  // 20261126300001_item_match_index), so a search reads the matching items only; the exact comparison follows.
+  const indexed = (value: Prisma.Sql) =>
+    Prisma.sql`stageline_match_metadata(i.metadata) @> jsonb_build_object(${criterion.field}::text, ${value})`;
   if (typeof criterion.value === "string") {
-    return Prisma.sql`(jsonb_typeof(i.metadata -> ${criterion.field}::text) = 'string' AND ${normalize(
+    return Prisma.sql`(${indexed(input(criterion.value))} AND jsonb_typeof(i.metadata -> ${criterion.field}::text) = 'string' AND ${normalize(
       Prisma.sql`i.metadata ->> ${criterion.field}::text`,
     )} = ${input(criterion.value)})`;
   }
-  return Prisma.sql`i.metadata -> ${criterion.field}::text = ${JSON.stringify(criterion.value)}::jsonb`;
+  const json = JSON.stringify(criterion.value);
+  return Prisma.sql`(${indexed(Prisma.sql`${json}::jsonb`)} AND i.metadata -> ${criterion.field}::text = ${json}::jsonb)`;
 }
 
 /** A duplicate-search hit: the item id and the fields that matched, in criteria order. */
@@ -595,25 +637,75 @@ export interface DuplicateHit {
 /**
  * Items of one pipeline of the company that match the criteria: with `match: "any"` at least one criterion holds,
  * with `"all"` every one does. Best match first (most matched fields, then newest), at most `limit`.
- * Done in one parameterized SQL query (`$queryRaw`).
+ * Done in one parameterized SQL query (`$queryRaw`), or, given an open transaction's `TransactionQuery` (the
+ * upsert's, under its match locks: services/item-upsert.ts), the same statement through it.
  */
-export async function findDuplicateHits(
-  db: Db,
-  search: { companyId: string; pipelineId: string; criteria: DuplicateCriterion[]; match: "any" | "all"; limit: number },
-): Promise<DuplicateHit[]> {
+export async function findDuplicateHits(db: Db | TransactionQuery, search: DuplicateSearch): Promise<DuplicateHit[]> {
   if (search.criteria.length === 0) return [];
+  const statement = duplicateHitsSql(search);
+  const rows =
+    typeof db === "function"
+      ? await db<{ id: string; matched_on: string[] }>(statement.text, statement.values)
+      : await db.$queryRaw<{ id: string; matched_on: string[] }[]>(statement);
+  return rows.map((r) => ({ id: r.id, matchedOn: r.matched_on }));
+}
+
+/** What `findDuplicateHits` searches: the company's pipeline, the criteria, how they combine, at most `limit` hits. */
+export interface DuplicateSearch {
+  companyId: string;
+  pipelineId: string;
+  criteria: DuplicateCriterion[];
+  match: "any" | "all";
+  limit: number;
+}
+
+/** The statement of `findDuplicateHits`: rows `id`, `matched_on`, `created_at`, best match first. */
+function duplicateHitsSql(search: DuplicateSearch): Prisma.Sql {
   const conditions = search.criteria.map(duplicateCondition);
   const matched = Prisma.join(
     search.criteria.map((c, i) => Prisma.sql`CASE WHEN ${conditions[i]!} THEN ${c.field}::text END`),
   );
   const filter = Prisma.join(conditions, search.match === "all" ? " AND " : " OR ");
-  const rows = await db.$queryRaw<{ id: string; matched_on: string[] }[]>`
-    SELECT m.id, m.matched_on FROM (
+  return Prisma.sql`
+    SELECT m.id, m.matched_on, m.created_at FROM (
       SELECT i.id, i.created_at, array_remove(ARRAY[${matched}], NULL) AS matched_on
       FROM items i
       WHERE i.company_id = ${search.companyId} AND i.pipeline_id = ${search.pipelineId} AND (${filter})
     ) m
     ORDER BY cardinality(m.matched_on) DESC, m.created_at DESC, m.id DESC
-    LIMIT ${search.limit}`;
-  return rows.map((r) => ({ id: r.id, matchedOn: r.matched_on }));
+    LIMIT ${search.limit}::int`;
+}
+
+/**
+ * The upsert's create (services/item-upsert.ts), in ONE statement of its open transaction `q`: the match query of
+ * `findDuplicateHits` for `search`, and, only when it finds nothing, the insert of `insertItemWithEvent` (no
+ * short-id number is taken otherwise). Saves the upsert a round trip on its create path; the statement runs after the
+ * match locks, so its snapshot sees every upsert of the same keys that committed before.
+ * @returns `hits` (best match first) when something matched, and nothing was written; else as
+ * `insertItemWithEvent` without a key: `shortId` null when the pipeline is not the company's or is archived,
+ * `companyGone` when the company no longer exists.
+ */
+export async function insertItemUnlessMatchIn(
+  q: TransactionQuery,
+  item: ItemToInsert,
+  event: ItemEventToInsert,
+  search: DuplicateSearch,
+): Promise<{ hits: DuplicateHit[] } | { shortId: string | null; deliveries: number; companyGone: boolean }> {
+  const params = insertItemParams(item, event);
+  const hits = duplicateHitsSql(search);
+  // The match statement's own placeholders ($1..$n) follow the insert's.
+  const hitsText = hits.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + params.length}`);
+  const [row] = await q<{ short_id: string | null; deliveries: number; companies: number; hits: { id: string; matched_on: string[] }[] | null }>(
+    `WITH hits AS MATERIALIZED (
+       SELECT h.id, h.matched_on, row_number() OVER (ORDER BY cardinality(h.matched_on) DESC, h.created_at DESC, h.id DESC) AS ord
+       FROM (${hitsText}) h
+     ), ${lockedPipelineCtes("NOT EXISTS (SELECT 1 FROM hits)")}, ${INSERT_ITEM_CTES}
+     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+       (SELECT count(*) FROM company_row)::int AS companies,
+       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`,
+    [...params, ...hits.values],
+  );
+  const found = row?.hits ?? [];
+  if (found.length > 0) return { hits: found.map((h) => ({ id: h.id, matchedOn: h.matched_on })) };
+  return { shortId: row?.short_id ?? null, deliveries: Number(row?.deliveries ?? 0), companyGone: Number(row?.companies) === 0 };
 }

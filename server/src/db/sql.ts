@@ -58,6 +58,21 @@ export function sqlOf(prisma: PrismaClient): SqlRunner {
   return runner;
 }
 
+/**
+ * Where a statement runs: on the raw runner of a client (autocommitted), or inside an open
+ * `SqlRunner.transaction` through its `TransactionQuery`.
+ */
+export type Executor = PrismaClient | TransactionQuery;
+
+/**
+ * Runs one statement on `db` (see `Executor`). Prepared-statement names (`options.name`) apply outside a
+ * transaction only.
+ * @returns its rows. @throws the driver's error, unchanged.
+ */
+export function run<T>(db: Executor, text: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
+  return typeof db === "function" ? db<T>(text, params) : query<T>(db, text, params, options);
+}
+
 /** Runs one statement on the database of `prisma`; see `SqlRunner.query`. */
 export function query<T>(prisma: PrismaClient, text: string, params: readonly unknown[] = [], options?: QueryOptions): Promise<T[]> {
   return sqlOf(prisma).query<T>(text, params, options);

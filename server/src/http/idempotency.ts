@@ -7,7 +7,8 @@
  * - the create stores its response in its own statement or transaction (services/idempotency.ts); a stored response
  *   with the same request fingerprint is replayed as it was (status, body, `Location`) with
  *   `Idempotent-Replayed: true`, with a different one it is a 422 `idempotency_key_reused`;
- * - a 4xx the create answers (400, 422) is stored and replayed too; 429 and 5xx are not stored.
+ * - a 4xx the create answers (400, 422) is stored and replayed too; 429 and 5xx are not stored;
+ * - headers the create answers with (`CreatedResponse.headers`, e.g. `Stageline-Upsert`) are replayed too.
  */
 import type { Request, RequestHandler, Response } from "express";
 import {
@@ -33,11 +34,13 @@ import {
 } from "../services/idempotency";
 import { authOf } from "./auth";
 
-/** What a create route answers: status, JSON body and optional `Location`. */
+/** What a create route answers: status, JSON body, optional `Location` and other headers (replayed alike). */
 export interface CreatedResponse {
   status: number;
   body: unknown;
   location?: string;
+  /** Extra response headers, e.g. the upsert's `Stageline-Upsert`; the service stores them with the response. */
+  headers?: Record<string, string>;
 }
 
 /** The (company, key) pairs held by running requests, per app (a key is the company's across all create routes). */
@@ -91,6 +94,7 @@ function isStorable(err: DomainError): boolean {
 
 function send(res: Response, created: CreatedResponse): void {
   if (created.location) res.location(created.location);
+  for (const [name, value] of Object.entries(created.headers ?? {})) res.setHeader(name, value);
   res.status(created.status).json(created.body);
 }
 
@@ -99,10 +103,14 @@ function inUse(res: Response): never {
   throw keyInUse();
 }
 
-/** Replays `stored` (status, body text, `Location`) with `Idempotent-Replayed: true`, or 422 when the request differs. */
+/**
+ * Replays `stored` (status, body text, `Location`, stored headers) with `Idempotent-Replayed: true`, or 422 when the
+ * request differs.
+ */
 function replay(res: Response, claim: IdempotencyClaim, stored: StoredResponse): void {
   if (stored.requestHash !== claim.requestHash) throw keyReused();
   if (stored.location) res.setHeader("Location", stored.location);
+  for (const [name, value] of Object.entries(stored.headers ?? {})) res.setHeader(name, value);
   res.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true");
   res.status(stored.status).type(stored.status >= 400 ? PROBLEM_CONTENT_TYPE : "application/json").send(stored.body);
 }

@@ -34,8 +34,10 @@ import {
   WebhookDeliverySchema,
   WebhookSubscriptionCreatedSchema,
   WebhookSubscriptionSchema,
+  UPSERT_RESULT_HEADER,
   createProblem,
   type ErrorCode,
+  type UpsertResult,
 } from "@stageline/shared";
 import { API_OPERATIONS, API_TAGS, API_VERSION, type ApiDeprecation, type ApiOperation } from "./operations";
 import { EVENT_PAYLOAD_COMPONENTS, webhookEventsSection } from "./webhook-events";
@@ -80,6 +82,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
 const EXAMPLE_EXTRAS: Partial<Record<ErrorCode, Parameters<typeof createProblem>[2]>> = {
   validation_failed: { errors: [{ path: "name", message: "name is required." }] },
   version_conflict: { current_version: 3 },
+  ambiguous_match: { matches: ["01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f", "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e20"] },
   invalid_reference: { errors: [{ path: "stage_id", message: "stage_id does not name a stage of this pipeline." }] },
 };
 
@@ -104,6 +107,8 @@ const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
   idempotency_key_reused: "`idempotency_key_reused`: this `Idempotency-Key` was used with a different body.",
   invalid_reference: "`invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve.",
   pipeline_archived: "`pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it.",
+  ambiguous_match: "`ambiguous_match`: several items match the upsert under the pipeline's duplicate detection; `matches` lists their `item_id`s, best match first.",
+  upsert_unavailable: "`upsert_unavailable`: the pipeline has no duplicate detection, or the body carries no value it compares, so an upsert cannot find its item.",
 };
 
 // --- headers (components.headers) -----------------------------------------------------------------------------
@@ -128,6 +133,13 @@ const replayedHeader = header(
   z.enum(["true"]).optional(),
   "Present (`true`) when this response is a replay of the first response to the same `Idempotency-Key`.",
 );
+
+const upsertResultHeader = (values: readonly UpsertResult[]) =>
+  header(
+    `StagelineUpsert${values.map(pascal).join("Or")}`,
+    z.enum(values as [UpsertResult, ...UpsertResult[]]),
+    "What the upsert did: `created` (201), `updated` or `unchanged` (200: nothing was written or emitted). Replayed with the response.",
+  );
 
 const deprecationHeader = header(
   "Deprecation",
@@ -173,10 +185,11 @@ function problemResponse(status: number, codes: readonly ErrorCode[], keyed: boo
     status: z.literal(status),
     code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
   });
-  const retry = sorted.includes("rate_limited") || sorted.includes("idempotency_key_in_use");
+  const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use");
   // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
   const headers: Record<string, z.ZodType> = keyed && status !== 408 ? { ...rateLimitHeaders.shape } : {};
-  if (retry) headers["Retry-After"] = retryAfter;
+  // Required when every code of the status sends it; optional beside codes that do not (the upsert's 409s).
+  if (retryCodes.length > 0) headers["Retry-After"] = retryCodes.length === sorted.length ? retryAfter : retryAfter.optional();
   if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
   const meanings = sorted.map((c) => CODE_MEANING[c]).filter((m): m is string => m !== undefined);
   const response: ZodOpenApiResponseObject = {
@@ -235,22 +248,21 @@ const idempotencyKeyParam = z
 function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
   const keyed = op.access !== "public";
   const idempotent = op.idempotent === true;
-  let successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
-  if (op.success.link) successHeaders.Link = linkHeader;
-  if (op.success.location) successHeaders.Location = locationHeader;
-  if (idempotent) successHeaders[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
-  // A deprecated list's Link carries both rel="next" and rel="deprecation"; the list's own Link schema stays.
-  if (op.deprecated) successHeaders = { ...deprecationHeaderSchemas(op.deprecated.sunset !== undefined), ...successHeaders };
-
-  const responses: Record<string, ZodOpenApiResponseObject> = {
-    [String(op.success.status)]: {
-      description: op.success.description,
+  const responses: Record<string, ZodOpenApiResponseObject> = {};
+  for (const success of [op.success, ...(op.moreSuccess ?? [])]) {
+    let successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
+    if (success.link) successHeaders.Link = linkHeader;
+    if (success.location) successHeaders.Location = locationHeader;
+    if (success.upsertResult) successHeaders[UPSERT_RESULT_HEADER] = upsertResultHeader(success.upsertResult);
+    if (idempotent) successHeaders[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
+    // A deprecated list's Link carries both rel="next" and rel="deprecation"; the list's own Link schema stays.
+    if (op.deprecated) successHeaders = { ...deprecationHeaderSchemas(op.deprecated.sunset !== undefined), ...successHeaders };
+    responses[String(success.status)] = {
+      description: success.description,
       headers: z.object(successHeaders),
-      ...(op.success.body
-        ? { content: { "application/json": { schema: op.success.body.schema, example: op.success.body.example } } }
-        : {}),
-    },
-  };
+      ...(success.body ? { content: { "application/json": { schema: success.body.schema, example: success.body.example } } } : {}),
+    };
+  }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of operationErrorCodes(op)) {
     const status = PROBLEM_STATUS[code];

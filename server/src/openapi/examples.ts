@@ -9,6 +9,7 @@ import type {
   Item,
   ItemCreate,
   ItemUpdate,
+  ItemUpsert,
   Me,
   Pipeline,
   PipelineField,
@@ -62,6 +63,12 @@ export const itemExample: Item = {
   email: "ada@acme.example",
   deal_value: 1500,
 };
+
+/** The upsert body: the create body (CONTRACT "Upsert"); the pipeline matches on `email`. */
+export const itemUpsertExample: ItemUpsert = { ...itemCreateExample, metadata: { email: "ada@acme.example", deal_value: 2500 } };
+
+/** The item an upsert updated (`Stageline-Upsert: updated`): the matched item at its next version. */
+export const itemUpsertedExample: Item = { ...itemExample, deal_value: 2500, version: 2, updated_at: "2026-03-02T10:00:00.000Z" };
 
 export const duplicateCheckExample: DuplicateCheck = {
   pipeline_id: PIPELINE_ID,

@@ -18,6 +18,7 @@ import {
   ItemDeletedEventSchema,
   ItemSchema,
   ItemUpdateSchema,
+  ItemUpsertSchema,
   MeSchema,
   NUL_FREE_PATTERN,
   PageQuerySchema,
@@ -37,6 +38,7 @@ import {
   WebhookSubscriptionSchema,
   type ErrorCode,
   type Scope,
+  type UpsertResult,
 } from "@stageline/shared";
 import * as ex from "./examples";
 
@@ -77,16 +79,9 @@ export interface ApiOperation {
   /** JSON request body. */
   body?: ExampleSchema;
   /** The success response. */
-  success: {
-    status: 200 | 201 | 202 | 204;
-    description: string;
-    /** JSON body (absent for 204). */
-    body?: ExampleSchema;
-    /** `Link: <...>; rel="next"` while more remain (keyset-paginated lists). */
-    link?: boolean;
-    /** `Location` of the created resource. */
-    location?: boolean;
-  };
+  success: ApiSuccess;
+  /** Further success responses of an operation that answers more than one (the upsert: 201 created, 200 updated). */
+  moreSuccess?: readonly ApiSuccess[];
   /** Problem codes this operation answers beyond the ones every keyed operation can answer (see document.ts). */
   errors?: readonly ErrorCode[];
   /** Accepts `Idempotency-Key` (CONTRACT "Idempotency"). */
@@ -97,6 +92,20 @@ export interface ApiOperation {
    * (http/deprecation.ts).
    */
   deprecated?: ApiDeprecation;
+}
+
+/** One success response of an operation. */
+export interface ApiSuccess {
+  status: 200 | 201 | 202 | 204;
+  description: string;
+  /** JSON body (absent for 204). */
+  body?: ExampleSchema;
+  /** `Link: <...>; rel="next"` while more remain (keyset-paginated lists). */
+  link?: boolean;
+  /** `Location` of the created resource. */
+  location?: boolean;
+  /** The upsert's `Stageline-Upsert` header, with the values this response carries (CONTRACT "Upsert"). */
+  upsertResult?: readonly UpsertResult[];
 }
 
 /** When and why an operation is deprecated. */
@@ -169,6 +178,29 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(DuplicateCheckSchema, ex.duplicateCheckExample),
     success: { status: 200, description: "Matching items (empty when none), each naming the fields that matched.", body: list(DuplicateMatchSchema, ex.duplicateMatchExample) },
     errors: ["invalid_reference"],
+  },
+  {
+    method: "post", path: `${BASE}/items/upsert`, operationId: "upsertItem", summary: "Create or update an item", tag: "Items", access: ["items:write"],
+    description:
+      "Creates the item, or updates the one item the pipeline's duplicate detection matches (exactly as the duplicate check matches), atomically: " +
+      "concurrent upserts of the same key make one item. Body = the create body. No match: `201` with `Location` and `item.created`. " +
+      "One match: its `name`, `stage_id`, `status_id`, `metadata` (merged), `contact_id` and `source` are applied as a PATCH would (`200`; " +
+      "`item.updated`/`item.stage_changed` and a new `version` only when something changed); `source` and `contact_id` left out keep the " +
+      "item's values (`source` is not reset to `api`). The `Stageline-Upsert` header says `created`, `updated` or `unchanged`. " +
+      "Several matches: `409 ambiguous_match` with `matches`. No duplicate detection on the pipeline, or no value it compares in the body: `422 upsert_unavailable`.",
+    body: one(ItemUpsertSchema, ex.itemUpsertExample),
+    success: {
+      status: 201, description: "No item matched: the item was created (`Stageline-Upsert: created`).",
+      body: one(ItemSchema, ex.itemExample), location: true, upsertResult: ["created"],
+    },
+    moreSuccess: [
+      {
+        status: 200, description: "One item matched: it was updated (`Stageline-Upsert: updated`) or already had these values (`unchanged`: nothing written or emitted).",
+        body: one(ItemSchema, ex.itemUpsertedExample), upsertResult: ["updated", "unchanged"],
+      },
+    ],
+    errors: ["invalid_reference", "pipeline_archived", "ambiguous_match", "upsert_unavailable", "version_conflict"],
+    idempotent: true,
   },
   {
     method: "get", path: `${BASE}/items/{item_id}`, operationId: "getItem", summary: "Get an item", tag: "Items", access: ["items:read"],

@@ -10,6 +10,9 @@
  * - DELETE /items/:item_id (items:write): optional `version` query, no body; `204` (CONTRACT "Item deletion and
  *   erasure", services/item-delete.ts).
  * - POST /items/check-duplicates (items:read): `DuplicateCheck` body; `200`, `DuplicateMatch[]` best match first.
+ * - POST /items/upsert (items:write): `ItemUpsert` body (the create body); `201` + `Location` (created) or `200`
+ *   (updated, unchanged), the `Item`, with `Stageline-Upsert: created | updated | unchanged` (CONTRACT "Upsert");
+ *   takes an `Idempotency-Key` like the create.
  * Bodies and queries are parsed with the contract schemas (400 listing every failing field); domain rules live in
  * services/items.ts and services/duplicates.ts.
  */
@@ -20,6 +23,7 @@ import {
   ItemDeleteQuerySchema,
   ItemListQuerySchema,
   ItemUpdateSchema,
+  ItemUpsertSchema,
   type DuplicateMatch,
   type Item,
   parseInput,
@@ -33,6 +37,7 @@ import { rejectBody } from "../http/no-body";
 import { checkDuplicates } from "../services/duplicates";
 import { deleteItem } from "../services/item-delete";
 import { toItemResponse } from "../services/item-format";
+import { upsertHeaders, upsertItem } from "../services/item-upsert";
 import * as service from "../services/items";
 
 type ItemPath = { item_id: string };
@@ -68,6 +73,19 @@ export function itemsRouter(ctx: AppContext): Router {
       const input = parseInput(ItemCreateSchema, req.body);
       const body: Item = await service.createItem(ctx, authOf(req).company.id, input, claim);
       return { status: 201, body, location: resourceLocation("items", body.item_id) };
+    }),
+  );
+
+  router.post(
+    "/items/upsert",
+    write,
+    idempotentCreate(ctx, async (req, claim) => {
+      const input = parseInput(ItemUpsertSchema, req.body);
+      const { result, item } = await upsertItem(ctx, authOf(req).company.id, input, claim);
+      const body: Item = item;
+      const headers = upsertHeaders(result);
+      if (result === "created") return { status: 201, body, location: resourceLocation("items", item.item_id), headers };
+      return { status: 200, body, headers };
     }),
   );
 

@@ -12,6 +12,7 @@ import {
   type ItemCreate,
   type ItemListQuery,
   type ItemUpdate,
+  type Blueprint,
   resourceLocation,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
@@ -25,9 +26,11 @@ import { uuidv7 } from "../db/webhook-dispatch";
 import type { ItemRecord } from "../db/item-record";
 import { readBlueprint, toItemResponse } from "./item-format";
 import { checkMetadata, mergeMetadata } from "./item-metadata";
-import { resolvePlacement } from "./item-placement";
+import { resolvePlacement, type Placement } from "./item-placement";
 import { jsonAroundSlot, newSlotPlaceholder } from "../db/json-slot";
-import { failuresOf, invalidReference } from "./references";
+import type { PipelineStructure } from "../db/pipelines";
+import type { Executor } from "../db/sql";
+import { failed, failuresOf, invalidReference, passed, type Checked } from "./references";
 import { itemChangedPayload } from "./previous-values";
 
 /** Stands in for `short_id` in a new item's event payload until the insert statement takes the number. */
@@ -88,19 +91,66 @@ export function listItemRows(prisma: PrismaClient, companyId: string, query: Ite
  * request holds it (nothing is written then).
  */
 export async function createItem(ctx: AppContext, companyId: string, input: ItemCreate, claim?: IdempotencyClaim): Promise<Item> {
-  let pipeline = await pipelines.findPipelineStructure(ctx.prisma, companyId, input.pipeline_id);
+  const { pipeline, placement } = await placeNewItem(ctx.prisma, companyId, input);
+  const plan = planCreate(companyId, pipeline, placement, input);
+  if (!plan.ok) throw invalidReference(plan.errors);
+  const { created, row, event } = plan.value;
+  const { shortId, inUse, stored, companyGone } = await items.insertItemWithEvent(
+    ctx.prisma,
+    row,
+    event,
+    claim && { claim, location: resourceLocation("items", row.id) },
+  );
+  if (inUse) throw keyInUse();
+  if (stored) throw new StoredResponseFound(stored);
+  if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
+  if (shortId === null) throw await insertRefused(ctx.prisma, companyId, pipeline, input.pipeline_id);
+  created.short_id = shortId;
+  ctx.eventsCommitted();
+  return created;
+}
+
+/**
+ * The pipeline structure of a new item (cached, db/pipelines.ts `findPipelineStructure`) and its placement: the
+ * stage and status of `input` (`status_id` absent: the stage's first status), or their failures.
+ * @throws DomainError 422 `invalid_reference` when the pipeline is not the company's.
+ */
+export async function placeNewItem(
+  prisma: PrismaClient,
+  companyId: string,
+  input: Pick<ItemCreate, "pipeline_id" | "stage_id" | "status_id">,
+): Promise<{ pipeline: PipelineStructure; placement: Checked<Placement> }> {
+  let pipeline = await pipelines.findPipelineStructure(prisma, companyId, input.pipeline_id);
   if (!pipeline) throw unknownPipeline(input.pipeline_id);
   const request = { stageId: input.stage_id, statusId: input.status_id };
   let placement = resolvePlacement(pipeline, request);
   if (!placement.ok) {
     // Structures are immutable, so this is a bad reference; re-read once in case the cached copy predates a change.
-    pipeline = await pipelines.refreshPipelineStructure(ctx.prisma, companyId, input.pipeline_id);
+    pipeline = await pipelines.refreshPipelineStructure(prisma, companyId, input.pipeline_id);
     if (!pipeline) throw unknownPipeline(input.pipeline_id);
     placement = resolvePlacement(pipeline, request);
   }
-  const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
-  if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
+  return { pipeline, placement };
+}
 
+/** A new item ready to insert: its Item (short id filled in by the caller from the insert), row and event. */
+export interface CreatePlan {
+  created: Item;
+  row: items.ItemToInsert;
+  event: items.ItemEventToInsert;
+}
+
+/**
+ * The pure part of a create (CONTRACT "Responses", "Pipelines, blueprints, transitions"): checks `metadata` against
+ * the pipeline's blueprint in "create" mode (required fields, types, unknown keys) and builds the Item (`source`
+ * defaulting to `api`, version 1, id uuid v7 and timestamps now), its row and its `item.created` event, whose
+ * payload leaves the short id to the insert statement.
+ * @param placement the resolved stage and status (services/item-placement.ts `resolvePlacement`), or its failures.
+ * @returns the plan, or every failing field (placement and metadata) for a 422 `invalid_reference`.
+ */
+export function planCreate(companyId: string, pipeline: PipelineStructure, placement: Checked<Placement>, input: ItemCreate): Checked<CreatePlan> {
+  const metadata = checkMetadata(readBlueprint(pipeline.blueprint), input.metadata, "create");
+  if (!placement.ok || !metadata.ok) return failed(failuresOf(placement, metadata));
   const now = new Date();
   const record: ItemRecord = {
     id: uuidv7(now.getTime()),
@@ -117,40 +167,35 @@ export async function createItem(ctx: AppContext, companyId: string, input: Item
     status: placement.value.status,
   };
   const created = toItemResponse(record);
-  const { shortId, inUse, stored, companyGone } = await items.insertItemWithEvent(
-    ctx.prisma,
-    {
-      id: record.id,
-      companyId,
-      pipelineId: pipeline.id,
-      stageId: record.stage.id,
-      statusId: record.status.id,
-      name: record.name,
-      contactId: record.contactId,
-      source: record.source ?? DEFAULT_ITEM_SOURCE,
-      metadata: metadata.value,
-      createdAt: now,
-    },
-    { id: uuidv7(now.getTime()), type: "item.created", payload: jsonAroundSlot(created, SHORT_ID_SLOT) },
-    claim && { claim, location: resourceLocation("items", record.id) },
-  );
-  if (inUse) throw keyInUse();
-  if (stored) throw new StoredResponseFound(stored);
-  if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
-  if (shortId === null) {
-    // The pipeline is archived (the statement takes no archived pipeline), or it went away after the cached
-    // structure was read: then forget the copy and answer as for an unknown one.
-    if ((await pipelines.findPipelineArchive(ctx.prisma, companyId, pipeline.id))?.archivedAt) throw pipelineArchived(pipeline.name);
-    await pipelines.refreshPipelineStructure(ctx.prisma, companyId, pipeline.id);
-    throw unknownPipeline(input.pipeline_id);
-  }
-  created.short_id = shortId;
-  ctx.eventsCommitted();
-  return created;
+  const row: items.ItemToInsert = {
+    id: record.id,
+    companyId,
+    pipelineId: pipeline.id,
+    stageId: record.stage.id,
+    statusId: record.status.id,
+    name: record.name,
+    contactId: record.contactId,
+    source: record.source ?? DEFAULT_ITEM_SOURCE,
+    metadata: metadata.value,
+    createdAt: now,
+  };
+  const event = { id: uuidv7(now.getTime()), type: "item.created", payload: jsonAroundSlot(created, SHORT_ID_SLOT) };
+  return passed({ created, row, event });
+}
+
+/**
+ * Why an insert statement took no pipeline: it is archived (422 `pipeline_archived`), or it went away after the
+ * cached structure was read (the copy is forgotten; 422 `invalid_reference` as for an unknown pipeline).
+ * @returns the error to throw.
+ */
+export async function insertRefused(prisma: PrismaClient, companyId: string, pipeline: PipelineStructure, requestedId: string) {
+  if ((await pipelines.findPipelineArchive(prisma, companyId, pipeline.id))?.archivedAt) return pipelineArchived(pipeline.name);
+  await pipelines.refreshPipelineStructure(prisma, companyId, pipeline.id);
+  return unknownPipeline(requestedId);
 }
 
 /** CONTRACT "Pipelines, blueprints, transitions": 422 `pipeline_archived` for a create in an archived pipeline. */
-function pipelineArchived(name: string) {
+export function pipelineArchived(name: string) {
   return domainError(
     "pipeline_archived",
     `Pipeline "${name}" is archived: no item can be created in it. Its items stay readable and updatable; an owner or admin can restore it in the console.`,
@@ -159,7 +204,7 @@ function pipelineArchived(name: string) {
 }
 
 /** 422 `invalid_reference` for a `pipeline_id` that is not one of the company's pipelines. */
-function unknownPipeline(pipelineId: string) {
+export function unknownPipeline(pipelineId: string) {
   return invalidReference([
     {
       path: "pipeline_id",
@@ -204,55 +249,13 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
       if (!structure) throw notFound("Item", itemId);
       placement = resolvePlacement(structure, request, at);
     }
-    const metadata = checkMetadata(blueprint, input.metadata, "update");
-    if (!placement.ok || !metadata.ok) throw invalidReference(failuresOf(placement, metadata));
-
-    const next: ItemRecord = { ...current, stage: placement.value.stage, status: placement.value.status };
-    const changedFields: string[] = [];
-    if (input.name !== undefined && input.name !== current.name) {
-      next.name = input.name;
-      changedFields.push("name");
-    }
-    if (next.stage.id !== current.stage.id) changedFields.push("stage");
-    if (next.status.id !== current.status.id) changedFields.push("status");
-    if (input.contact_id !== undefined && input.contact_id !== current.contactId) {
-      next.contactId = input.contact_id;
-      changedFields.push("contact_id");
-    }
-    if (input.source !== undefined && input.source !== current.source) {
-      next.source = input.source;
-      changedFields.push("source");
-    }
-    const merged = mergeMetadata(blueprint, current.metadata, metadata.value);
-    if (merged.changed.length > 0) {
-      next.metadata = merged.metadata;
-      changedFields.push(...merged.changed);
-    }
-    if (changedFields.length === 0) return toItemResponse(current);
-
-    next.version = current.version + 1;
-    next.updatedAt = new Date();
-    const item = toItemResponse(next);
-    const payload: ItemChangedEvent = itemChangedPayload(current, item, changedFields);
-    const stamp = next.updatedAt.getTime();
-    const events = [{ id: uuidv7(stamp), type: "item.updated", payload }];
-    if (next.stage.id !== current.stage.id) events.push({ id: uuidv7(stamp), type: "item.stage_changed", payload });
-    const { updated: stored, companyGone } = await items.updateItemWithEvents(
-      ctx.prisma,
-      { id: current.id, companyId, expectedVersion: current.version, updatedAt: next.updatedAt },
-      {
-        name: next.name,
-        stageId: next.stage.id,
-        statusId: next.status.id,
-        contactId: next.contactId,
-        source: next.source,
-        metadata: next.metadata,
-      },
-      events,
-    );
+    const plan = planUpdate(current, blueprint, placement, input);
+    if (!plan.ok) throw invalidReference(plan.errors);
+    if (!plan.value.change) return plan.value.item;
+    const { updated: stored, companyGone } = await writeUpdate(ctx.prisma, companyId, current, plan.value.change);
     if (stored) {
       ctx.eventsCommitted();
-      return item;
+      return plan.value.item;
     }
     if (companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
     // Another writer changed (or deleted) the item after it was read. With a `version` the client asked for that
@@ -263,6 +266,89 @@ export async function updateItem(ctx: AppContext, companyId: string, itemId: str
       throw versionConflict(latest, input.version ?? current.version);
     }
   }
+}
+
+/** The fields of an update (PATCH body without `version`; what an upsert applies to the item it matched). */
+export type ItemChanges = Omit<ItemUpdate, "version">;
+
+/** A real change: the item as it will be stored and the outbox events it writes. */
+export interface ItemChange {
+  next: ItemRecord;
+  events: items.ItemChangeEvent[];
+}
+
+/**
+ * The pure part of an update (spec "Items" PATCH; CONTRACT "Pipelines, blueprints, transitions", "Events and
+ * deliveries"): checks `metadata` against the blueprint in "update" mode (null clears a field), merges it, and works
+ * out the changed fields. A real change increments `version`, sets `updated_at` and yields `item.updated` (plus
+ * `item.stage_changed` when the stage changed), each with `changed_fields` and `previous: { stage, status }`.
+ * @param placement the stage and status after the change (`resolvePlacement` with the item's current ones), or its
+ * failures.
+ * @returns the resulting Item and, only when something changed, the `change` to store (`writeUpdate`); or every
+ * failing field for a 422 `invalid_reference`.
+ */
+export function planUpdate(
+  current: ItemRecord,
+  blueprint: Blueprint,
+  placement: Checked<Placement>,
+  input: ItemChanges,
+): Checked<{ item: Item; change: ItemChange | null }> {
+  const metadata = checkMetadata(blueprint, input.metadata, "update");
+  if (!placement.ok || !metadata.ok) return failed(failuresOf(placement, metadata));
+
+  const next: ItemRecord = { ...current, stage: placement.value.stage, status: placement.value.status };
+  const changedFields: string[] = [];
+  if (input.name !== undefined && input.name !== current.name) {
+    next.name = input.name;
+    changedFields.push("name");
+  }
+  if (next.stage.id !== current.stage.id) changedFields.push("stage");
+  if (next.status.id !== current.status.id) changedFields.push("status");
+  if (input.contact_id !== undefined && input.contact_id !== current.contactId) {
+    next.contactId = input.contact_id;
+    changedFields.push("contact_id");
+  }
+  if (input.source !== undefined && input.source !== current.source) {
+    next.source = input.source;
+    changedFields.push("source");
+  }
+  const merged = mergeMetadata(blueprint, current.metadata, metadata.value);
+  if (merged.changed.length > 0) {
+    next.metadata = merged.metadata;
+    changedFields.push(...merged.changed);
+  }
+  if (changedFields.length === 0) return passed({ item: toItemResponse(current), change: null });
+
+  next.version = current.version + 1;
+  next.updatedAt = new Date();
+  const item = toItemResponse(next);
+  const payload: ItemChangedEvent = itemChangedPayload(current, item, changedFields);
+  const stamp = next.updatedAt.getTime();
+  const events = [{ id: uuidv7(stamp), type: "item.updated", payload }];
+  if (next.stage.id !== current.stage.id) events.push({ id: uuidv7(stamp), type: "item.stage_changed", payload });
+  return passed({ item, change: { next, events } });
+}
+
+/**
+ * Stores a planned change (`planUpdate`) of `current` at the version read, with its events, in one statement on
+ * `db` (a client, or an open transaction: the upsert's). See db/items.ts `updateItemWithEvents`.
+ * @returns `updated` false when the item is no longer at that version (or gone); `companyGone` when the company is.
+ */
+export function writeUpdate(db: Executor, companyId: string, current: ItemRecord, change: ItemChange): Promise<{ updated: boolean; companyGone: boolean }> {
+  const { next, events } = change;
+  return items.updateItemWithEvents(
+    db,
+    { id: current.id, companyId, expectedVersion: current.version, updatedAt: next.updatedAt },
+    {
+      name: next.name,
+      stageId: next.stage.id,
+      statusId: next.status.id,
+      contactId: next.contactId,
+      source: next.source,
+      metadata: next.metadata,
+    },
+    events,
+  );
 }
 
 /** CONTRACT "Errors": 409 `version_conflict` carrying `current_version`. */
