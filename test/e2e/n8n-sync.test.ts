@@ -1,5 +1,5 @@
 /**
- * Issue 25 through the n8n nodes, end to end: Item → Delete run by n8n-core's executor,
+ * Issue 25 through the n8n nodes, end to end: Item → Delete and Item → Create or Update run by n8n-core's executor,
  * and the Stageline Trigger's server-side filter, against a real Stageline server (fresh database, demo data: Sales
  * with duplicate detection on `email`) with a local receiver standing in for n8n's webhook URL.
  */
@@ -52,6 +52,20 @@ describe("issue 25 through the n8n nodes, end to end", () => {
     expect(again.error).toMatchObject({ httpCode: "404" });
     const got = await runStageline(credential, { resource: "item", operation: "get", itemId });
     expect(got.error).toMatchObject({ httpCode: "404" });
+  });
+
+  it("Item → Create or Update: created, updated, unchanged; one item", async () => {
+    const custom = (value: Record<string, string | number>) => ({ mappingMode: "defineBelow", value, schema: [] });
+    const params: INodeParameters = { ...createParams("Upsert deal", { email: "n8n-upsert@example.com", deal_value: 100 }), operation: "upsert" };
+    const first = await runStageline(credential, params, { executionId: "sync-2" });
+    expect(first.error).toBeUndefined();
+    expect(first.output[0]).toMatchObject({ name: "Upsert deal", deal_value: 100, upsert_result: "created" });
+    const updated = await runStageline(credential, { ...params, customFields: custom({ email: "n8n-upsert@example.com", deal_value: 300 }) }, { executionId: "sync-3" });
+    expect(updated.output[0]).toMatchObject({ item_id: first.output[0]!.item_id, deal_value: 300, upsert_result: "updated" });
+    const unchanged = await runStageline(credential, { ...params, customFields: custom({ email: "n8n-upsert@example.com", deal_value: 300 }) }, { executionId: "sync-4" });
+    expect(unchanged.output[0]).toMatchObject({ item_id: first.output[0]!.item_id, upsert_result: "unchanged" });
+    const found = await runStageline(credential, { resource: "item", operation: "find", findBy: "name", findValue: "Upsert deal" });
+    expect(found.output.map((i) => i.item_id)).toEqual([first.output[0]!.item_id]);
   });
 
   describe("the trigger's server-side filter", () => {

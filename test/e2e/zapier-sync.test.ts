@@ -5,6 +5,7 @@
  *
  * - "Item Deleted" subscribed with a Pipeline filter, "Delete Item" (a stale Version is refused, then the delete,
  *   then 404), the delivery through the trigger's `perform`; its sample from `?event=item.deleted`.
+ * - "Create or Update Item": created, then updated, then unchanged, one item throughout.
  * - "Updated Item" with "Only when these fields change": a rename is not delivered, a new deal value is, with
  *   Previous Deal value.
  */
@@ -72,6 +73,21 @@ describe("issue 25 through the Zapier connector, end to end", () => {
     const output = (await appTester(op("triggers", "item_deleted", "perform"), bundle({ pipeline_id: salesId }, asZapierHook(deliveries(path, "item.deleted")[0]!, subscribeData) as Partial<Bundle>))) as any[];
     expect(output).toEqual([expect.objectContaining({ id: created.item_id, item_id: created.item_id, name: "Delete me", email: "gone@example.com", deleted_at: expect.any(String) })]);
     await appTester(op("triggers", "item_deleted", "performUnsubscribe"), bundle({}, { subscribeData } as Partial<Bundle>));
+  });
+
+  it("Create or Update Item: created, updated, unchanged; one item", async () => {
+    const input = { pipeline_id: salesId, stage_id: leadId, name: "Upsert deal", custom__email: "upsert@example.com", custom__deal_value: "100" };
+    const first = (await appTester(op("creates", "upsert_item", "perform"), bundle(input))) as any;
+    expect(first).toMatchObject({ id: first.item_id, name: "Upsert deal", deal_value: 100, upsert_result: "created" });
+    const second = (await appTester(op("creates", "upsert_item", "perform"), bundle({ ...input, custom__deal_value: "250" }))) as any;
+    expect(second).toMatchObject({ item_id: first.item_id, deal_value: 250, upsert_result: "updated" });
+    const third = (await appTester(op("creates", "upsert_item", "perform"), bundle({ ...input, custom__deal_value: "250", idempotency_key: "another run" }))) as any;
+    expect(third).toMatchObject({ item_id: first.item_id, deal_value: 250, upsert_result: "unchanged" });
+    // a retry of the first step (same input, same Idempotency-Key) replays its answer, header included
+    const retried = (await appTester(op("creates", "upsert_item", "perform"), bundle(input))) as any;
+    expect(retried).toMatchObject({ item_id: first.item_id, deal_value: 100, upsert_result: "created" });
+    const found = (await appTester((App as any).searches.find_item.operation.perform, bundle({ name: "Upsert deal" }))) as any[];
+    expect(found.map((i) => i.item_id)).toEqual([first.item_id]);
   });
 
   it("Updated Item with 'Only when these fields change': only those changes are delivered, with their previous values", async () => {
