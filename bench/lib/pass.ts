@@ -685,6 +685,8 @@ export class BenchPass {
         `${perRound} deletes each`,
       );
     });
+  }
+
   /** What the issue-25 upsert phase (lib/upsert-phase.ts) uses of this pass. */
   private upsertHost(): UpsertHost {
     return {
