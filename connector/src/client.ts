@@ -119,7 +119,12 @@ export async function sendJson<T>(z: ZObject, method: 'POST' | 'PATCH', url: str
  * exactly like the original, so the Zap gets the same output; error statuses are thrown by middleware.ts.
  */
 export async function createJson<T>(z: ZObject, url: string, body: unknown, idempotencyKey: string): Promise<T> {
-  return (await callApi<T>(z, { method: 'POST', url, body, headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } })).data;
+  return (await postWithKey<T>(z, url, body, idempotencyKey)).data;
+}
+
+/** POST a JSON body with its `Idempotency-Key` and return the whole response (for its headers); see `createJson`. */
+export function postWithKey<T>(z: ZObject, url: string, body: unknown, idempotencyKey: string): Promise<HttpResponse<T>> {
+  return callApi<T>(z, { method: 'POST', url, body, headers: { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } });
 }
 
 /** Whether `response` is a replay of an earlier request with the same Idempotency-Key (`Idempotent-Replayed: true`). */

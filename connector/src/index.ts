@@ -6,13 +6,16 @@ import { defineApp, version as platformVersion } from 'zapier-platform-core';
 import authentication from './authentication';
 import createItem from './creates/create-item';
 import createTask from './creates/create-task';
+import deleteItem from './creates/delete-item';
 import updateItem from './creates/update-item';
 import updateTask from './creates/update-task';
+import upsertItem from './creates/upsert-item';
 import { addServerAndApiKey, explainErrorResponses } from './middleware';
 import findDuplicateItems from './searches/find-duplicate-items';
 import findItem from './searches/find-item';
 import findTask from './searches/find-task';
 import itemCreated from './triggers/item-created';
+import itemDeleted from './triggers/item-deleted';
 import itemStageChanged from './triggers/item-stage-changed';
 import itemList from './triggers/item-list';
 import itemUpdated from './triggers/item-updated';
@@ -22,6 +25,7 @@ import statusList from './triggers/status-list';
 import taskCompleted from './triggers/task-completed';
 import taskCreated from './triggers/task-created';
 import taskList from './triggers/task-list';
+import taskUpdated from './triggers/task-updated';
 
 const { version } = require('../package.json') as { version: string };
 
@@ -38,7 +42,9 @@ export default defineApp({
     [itemCreated.key]: itemCreated,
     [itemUpdated.key]: itemUpdated,
     [itemStageChanged.key]: itemStageChanged,
+    [itemDeleted.key]: itemDeleted,
     [taskCreated.key]: taskCreated,
+    [taskUpdated.key]: taskUpdated,
     [taskCompleted.key]: taskCompleted,
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
@@ -49,6 +55,8 @@ export default defineApp({
   creates: {
     [createItem.key]: createItem,
     [updateItem.key]: updateItem,
+    [upsertItem.key]: upsertItem,
+    [deleteItem.key]: deleteItem,
     [createTask.key]: createTask,
     [updateTask.key]: updateTask,
   },

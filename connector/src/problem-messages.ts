@@ -87,7 +87,8 @@ function join(...parts: string[]): string {
  * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references;
  * and CONTRACT "Idempotency": 409 `idempotency_key_in_use` is retryable, 422 `idempotency_key_reused` says what
  * to change; 422 `pipeline_archived` (CONTRACT "Pipelines, blueprints, transitions") says to pick another pipeline
- * or restore it; and a replayed error (`context.replayed`) says it is the stored answer of an earlier attempt.
+ * or restore it; 409 `ambiguous_match` lists the matching items and 422 `upsert_unavailable` says what the upsert
+ * needs (CONTRACT "Upsert"); and a replayed error (`context.replayed`) says it is the stored answer of an earlier attempt.
  */
 export function describeProblem(status: number, body: unknown, content = '', context: ProblemContext = {}): DescribedProblem {
   const described = describeStatus(status, body, content);
@@ -126,6 +127,31 @@ function describeStatus(status: number, body: unknown, content: string): Describ
         `Stageline refused this request: its Idempotency-Key was already used for a different request within the last ${KEY_TTL_HOURS} hours.`,
         detail,
         'If you filled Idempotency Key (Advanced), map a value that is unique to each run (such as the trigger record\'s ID), or leave it empty.',
+      ),
+    };
+  }
+
+  if (problem.code === 'ambiguous_match') {
+    const matches = Array.isArray(problem.matches) && problem.matches.length > 0 ? `Matching items: ${problem.matches.join(', ')}.` : '';
+    return {
+      status,
+      code,
+      message: join(
+        "Several items match this one under the pipeline's duplicate rules, so Stageline did not know which to update and changed nothing.",
+        detail,
+        matches,
+        'Merge or delete the duplicates in Stageline, or use Find Item and Update Item to pick the item yourself.',
+      ),
+    };
+  }
+  if (problem.code === 'upsert_unavailable') {
+    return {
+      status,
+      code,
+      message: join(
+        'Stageline cannot tell whether this item exists already.',
+        detail,
+        "Fill the fields the pipeline's duplicate detection compares (e.g. its email field), or ask an owner or admin to turn on duplicate detection for the pipeline; otherwise use Create Item.",
       ),
     };
   }

@@ -9,6 +9,8 @@ import { api, useNock } from './helpers/nock';
 import {
   EVENT_NAMES,
   ItemChangedEventSchema,
+  TASK_CHANGE_FIELDS,
+  TaskChangedEventSchema,
   TaskSchema,
   createProblem,
   type EventName,
@@ -18,10 +20,12 @@ import {
 import type { Bundle, ZObject } from 'zapier-platform-core';
 import { ITEM_OUTPUT_FIELDS } from '../src/fields/item-fields';
 import * as itemCreated from '../src/triggers/item-created';
+import * as itemDeleted from '../src/triggers/item-deleted';
 import * as itemStageChanged from '../src/triggers/item-stage-changed';
 import * as itemUpdated from '../src/triggers/item-updated';
 import * as taskCompleted from '../src/triggers/task-completed';
 import * as taskCreated from '../src/triggers/task-created';
+import * as taskUpdated from '../src/triggers/task-updated';
 
 useNock();
 
@@ -44,6 +48,20 @@ function completed(overrides: Partial<Task> = {}): Task {
 
 type Output = { id: string } & Record<string, unknown>;
 
+/** The output keys of an item-change trigger after the item fields, for the Sales pipeline (email, deal_value). */
+const CHANGE_OUTPUT_KEYS_OF_SALES = [
+  'changed_fields',
+  'previous__stage',
+  'previous__status',
+  'email',
+  'deal_value',
+  'previous__name',
+  'previous__contact_id',
+  'previous__source',
+  'previous__email',
+  'previous__deal_value',
+];
+
 /** The hook functions of a trigger module, loosely typed so one table can hold item and task triggers. */
 type HookFn = (z: ZObject, bundle: Bundle) => Promise<unknown>;
 interface HookModule {
@@ -52,14 +70,16 @@ interface HookModule {
   perform: HookFn;
   performList: HookFn;
 }
-type HookKey = 'item_created' | 'item_updated' | 'item_stage_changed' | 'task_created' | 'task_completed';
+type HookKey = 'item_created' | 'item_updated' | 'item_stage_changed' | 'item_deleted' | 'task_created' | 'task_updated' | 'task_completed';
 
 /** Every REST-hook trigger: its module, key, event, labels and the resource it lists. */
 const HOOKS: { mod: HookModule; key: HookKey; event: EventName; noun: string; label: string }[] = [
   { mod: itemCreated, key: 'item_created', event: 'item.created', noun: 'Item', label: 'New Item' },
   { mod: itemUpdated, key: 'item_updated', event: 'item.updated', noun: 'Item', label: 'Updated Item' },
   { mod: itemStageChanged, key: 'item_stage_changed', event: 'item.stage_changed', noun: 'Item', label: 'Item Moved to Stage' },
+  { mod: itemDeleted, key: 'item_deleted', event: 'item.deleted', noun: 'Item', label: 'Item Deleted' },
   { mod: taskCreated, key: 'task_created', event: 'task.created', noun: 'Task', label: 'New Task' },
+  { mod: taskUpdated, key: 'task_updated', event: 'task.updated', noun: 'Task', label: 'Updated Task' },
   { mod: taskCompleted, key: 'task_completed', event: 'task.completed', noun: 'Task', label: 'Completed Task' },
 ];
 
@@ -119,14 +139,18 @@ describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event
     }
   });
 
-  test('the static sample has an id and every built-in output field', () => {
+  test('the static sample has an id and every built-in output field (previous values: those of its changed fields)', () => {
     const sample = trigger.operation.sample as Record<string, unknown>;
+    const changed = new Set((sample.changed_fields as string[] | undefined) ?? []);
     const fields = (trigger.operation.outputFields ?? []).filter((f): f is { key: string } => typeof f === 'object');
     for (const { key: fieldKey } of fields) {
       const [outer, inner] = fieldKey.split('__');
+      // `previous` holds only the changed fields (and an item's stage and status), as a real delivery does
+      if (outer === 'previous' && !changed.has(inner!) && inner !== 'stage' && inner !== 'status') continue;
       const value = inner === undefined ? sample[outer!] : (sample[outer!] as Record<string, unknown> | undefined)?.[inner];
       expect({ field: fieldKey, present: value !== undefined }).toEqual({ field: fieldKey, present: true });
     }
+    for (const name of changed) expect((sample.previous as Record<string, unknown>)[name]).toBeDefined();
   });
 });
 
@@ -188,7 +212,7 @@ describe('Updated Item (item_updated)', () => {
     expect(samples).toEqual([expect.objectContaining({ id: 'sample-item:1', item_id: 'sample-item', changed_fields: [] })]);
   });
 
-  test('output fields: item fields, what changed, the previous stage and status, then custom fields', async () => {
+  test('output fields: item fields, what changed, the previous stage and status, custom fields, then every other previous value', async () => {
     api().get('/v1/ext/pipelines').reply(200, [SALES]);
     api().get(`/v1/ext/pipelines/${SALES.id}/fields`).reply(200, SALES_FIELDS);
     const fields = (await appTester(App.triggers.item_updated.operation.outputFields as never, { authData, inputData: {} })) as {
@@ -196,14 +220,9 @@ describe('Updated Item (item_updated)', () => {
       label: string;
       list?: boolean;
     }[];
-    expect(fields.map((f) => f.key)).toEqual([
-      ...ITEM_OUTPUT_FIELDS.map((f) => f.key),
-      'changed_fields',
-      'previous__stage',
-      'previous__status',
-      'email',
-      'deal_value',
-    ]);
+    expect(fields.map((f) => f.key)).toEqual([...ITEM_OUTPUT_FIELDS.map((f) => f.key), ...CHANGE_OUTPUT_KEYS_OF_SALES]);
+    expect(fields.find((f) => f.key === 'previous__deal_value')).toMatchObject({ label: 'Previous Deal value', type: 'number' });
+    expect(fields.find((f) => f.key === 'previous__contact_id')).toMatchObject({ label: 'Previous Contact ID' });
     expect(fields.find((f) => f.key === 'id')!.label).toMatch(/Version/);
     expect(fields.find((f) => f.key === 'changed_fields')).toMatchObject({ label: 'Changed Fields', list: true });
     expect(fields.find((f) => f.key === 'previous__stage')).toMatchObject({ label: 'Previous Stage' });
@@ -279,18 +298,26 @@ describe('Item Moved to Stage (item_stage_changed)', () => {
   });
 
   test('samples with no item in that stage yet: the sample endpoint', async () => {
-    api().get('/v1/ext/items').query({ limit: '3', stage_id: 'stg-closed' }).reply(200, []);
+    api().get('/v1/ext/items').query({ limit: '3', pipeline_id: SALES.id, stage_id: 'stg-closed' }).reply(200, []);
     api()
       .get('/v1/ext/webhooks/sample/items')
       .reply(200, item({ item_id: 'sample-item' }));
-    const samples = (await appTester(itemStageChanged.performList, { authData, inputData: { stage_id: 'stg-closed' } })) as Output[];
+    const samples = (await appTester(itemStageChanged.performList, {
+      authData,
+      inputData: { pipeline_id: SALES.id, stage_id: 'stg-closed' },
+    })) as Output[];
     expect(samples.map((s) => s.id)).toEqual(['sample-item:1']);
+  });
+
+  test('a Stage without its Pipeline (a mapped value) is refused before anything is subscribed', async () => {
+    const error = await thrown(appTester(itemStageChanged.performSubscribe, { authData, targetUrl: TARGET_URL, inputData: { stage_id: 'stg-closed' } }));
+    expect(error).toMatchObject({ code: 'InvalidData', message: expect.stringContaining('Choose the Pipeline of the Stage') });
   });
 
   test("output fields with a Pipeline chosen: item change fields plus that pipeline's custom fields", async () => {
     api().get(`/v1/ext/pipelines/${SALES.id}/fields`).reply(200, SALES_FIELDS);
     const fields = (await appTester(op.outputFields as never, { authData, inputData: { pipeline_id: SALES.id } })) as { key: string }[];
-    expect(fields.slice(-5).map((f) => f.key)).toEqual(['changed_fields', 'previous__stage', 'previous__status', 'email', 'deal_value']);
+    expect(fields.slice(-CHANGE_OUTPUT_KEYS_OF_SALES.length).map((f) => f.key)).toEqual(CHANGE_OUTPUT_KEYS_OF_SALES);
   });
 });
 
@@ -379,10 +406,17 @@ describe('Completed Task (task_completed)', () => {
     expect(TaskSchema.parse(payload)).toBeTruthy();
   });
 
-  test('output fields: the Task fields, with id explained', () => {
+  test('output fields: the Task fields, with id explained, then what changed and every previous value, labelled', () => {
     const fields = App.triggers.task_completed.operation.outputFields as { key: string; label: string }[];
-    expect(fields.map((f) => f.key)).toEqual(['id', ...Object.keys(TaskSchema.shape)]);
+    expect(fields.map((f) => f.key)).toEqual([
+      'id',
+      ...Object.keys(TaskSchema.shape),
+      'changed_fields',
+      ...TASK_CHANGE_FIELDS.map((key) => `previous__${key}`),
+    ]);
     expect(fields[0]!.label).toMatch(/Completed At/);
+    expect(fields.find((f) => f.key === 'previous__due_at')).toMatchObject({ label: 'Previous Due At', type: 'datetime' });
+    expect(fields.find((f) => f.key === 'previous__is_completed')).toMatchObject({ label: 'Previous Completed', type: 'boolean' });
   });
 
   test('the static sample is a valid completed Task plus its completion id', () => {

@@ -12,6 +12,7 @@ import App from "../../connector/src/index";
 import { startServer, type RunningServer } from "../../server/src/server";
 import { testConfig } from "../../server/test/helpers/test-server";
 import { startReceiver, type Receiver } from "../../server/test/helpers/receiver";
+import { asZapierHook } from "./helpers/zapier-hook";
 
 tools.env.inject();
 // Core patches Node's shared http module for request logging unless `skipHttpPatch` is set; in a jest worker that
@@ -104,20 +105,8 @@ describe("a no-code user's zap, end to end", () => {
     // 6. Zapier runs the trigger's perform on the delivery: the zap gets the item, with an id to dedupe on.
     const output = (await appTester(
       (App.triggers!.item_created.operation as any).perform as any,
-      bundle({}, {
-        // as Zapier passes a hook request: headers capitalised with an "Http-" prefix, the exact body, the parsed body
-        rawRequest: {
-          method: "POST",
-          headers: {
-            "Http-Webhook-Id": delivery.headers["webhook-id"]!,
-            "Http-Webhook-Timestamp": delivery.headers["webhook-timestamp"]!,
-            "Http-Webhook-Signature": delivery.headers["webhook-signature"]!,
-          },
-          content: delivery.body.toString("utf8"),
-        },
-        cleanedRequest: JSON.parse(delivery.body.toString("utf8")),
-        subscribeData,
-      } as Partial<Bundle>),
+      // as Zapier passes a hook request: headers capitalised with an "Http-" prefix, the exact body, the parsed body
+      bundle({}, asZapierHook(delivery, subscribeData) as Partial<Bundle>),
     )) as any[];
     expect(output).toHaveLength(1);
     expect(output[0]).toMatchObject({ id: second.item_id, item_id: second.item_id, name: "Second deal", email: "second@example.com", deal_value: 99.5 });

@@ -12,7 +12,9 @@ import {
 	IDEMPOTENCY_KEY_HEADER as SHARED_IDEMPOTENCY_HEADER,
 	IDEMPOTENCY_KEY_TTL_SECONDS,
 	ItemCreateSchema,
+	ItemDeleteQuerySchema,
 	ItemListQuerySchema,
+	ItemUpsertSchema,
 	ItemUpdateSchema,
 	MAX_PAGE_LIMIT as SHARED_MAX_PAGE_LIMIT,
 	TASK_PRIORITIES as SHARED_PRIORITIES,
@@ -28,6 +30,7 @@ import { Stageline } from '../../n8n/nodes/Stageline/Stageline.node';
 import {
 	DUPLICATE_CHECK_FIELDS,
 	ITEM_CREATE_FIELDS,
+	ITEM_DELETE_QUERY,
 	ITEM_LIST_FILTERS,
 	ITEM_UPDATE_FIELDS,
 	TASK_LIST_FILTERS,
@@ -76,6 +79,18 @@ describe('the node matches the contract (@stageline/shared)', () => {
 		expect(names).toEqual(expect.arrayContaining(['pipelineId', 'stageId', 'statusId', 'name', 'customFields']));
 		const given = sorted([...names.filter((n) => n in ITEM_CREATE_FIELDS), ...bodyOptions(collectionOptions('item', 'create', 'additionalFields'))]);
 		expect(given).toEqual(sorted(Object.keys(ITEM_CREATE_FIELDS)));
+	});
+
+	it('item create or update (upsert) has exactly the create parameters, and its body is the upsert body', () => {
+		expect(values(ITEM_CREATE_FIELDS)).toEqual(sorted(Object.keys(ItemUpsertSchema.shape)));
+		const names = (operation: string) => parametersOf('item', operation).map((p) => p.name);
+		expect(names('upsert')).toEqual(names('create'));
+		expect(collectionOptions('item', 'upsert', 'additionalFields')).toEqual(collectionOptions('item', 'create', 'additionalFields'));
+	});
+
+	it('item delete options are the delete query parameters', () => {
+		expect(values(ITEM_DELETE_QUERY)).toEqual(sorted(Object.keys(ItemDeleteQuerySchema.shape)));
+		expect(collectionOptions('item', 'delete', 'deleteOptions')).toEqual(sorted(Object.keys(ITEM_DELETE_QUERY)));
 	});
 
 	it('item update fields are the update body fields', () => {

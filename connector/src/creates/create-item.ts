@@ -3,7 +3,7 @@
  * the full Item). Custom fields come from the chosen pipeline's blueprint and travel in `metadata`; `source` is
  * `zapier`.
  */
-import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
+import { defineCreate, type Bundle, type InputField, type ZObject } from 'zapier-platform-core';
 import { ItemCreateSchema, type Item, type ItemCreate } from '@stageline/shared';
 import { apiPath, createJson, fetchCustomFields, withItemId, type ZapierItem } from '../client';
 import { checkedBody, definedOnly, requireId, toId, toText } from '../fields/coerce';
@@ -57,6 +57,23 @@ export async function perform(z: ZObject, bundle: Bundle): Promise<ZapierItem> {
   return withItemId(await createJson<Item>(z, apiPath('items'), body, key));
 }
 
+/** The inputs of Create Item (and of Create or Update Item): pipeline, stage, status, name, contact, custom fields, key. */
+export const CREATE_ITEM_INPUT_FIELDS: InputField[] = [
+  pipelineInputField({ required: true, helpText: 'The pipeline the item goes into. Its custom fields appear below once chosen.' }),
+  stageInputField({ required: true, helpText: 'The stage of that pipeline the item starts in.' }),
+  statusInputField("The item's status in that stage. Leave empty for the stage's first status."),
+  { key: 'name', label: 'Name', type: 'string', required: true, helpText: 'Name of the item, e.g. the deal or request (up to 255 characters).' },
+  {
+    key: 'contact_id',
+    label: 'Contact ID',
+    type: 'string',
+    required: false,
+    helpText: 'Identifier of the contact this item is about, e.g. the ID from your CRM.',
+  },
+  customInputFieldsOfChosenPipeline('create'),
+  idempotencyKeyInputField,
+];
+
 export default defineCreate({
   key: CREATE_ITEM_KEY,
   noun: 'Item',
@@ -65,21 +82,7 @@ export default defineCreate({
     description: 'Creates an item in a stage of a Stageline pipeline, with its custom fields.',
   },
   operation: {
-    inputFields: [
-      pipelineInputField({ required: true, helpText: 'The pipeline the item goes into. Its custom fields appear below once chosen.' }),
-      stageInputField({ required: true, helpText: 'The stage of that pipeline the item starts in.' }),
-      statusInputField("The item's status in that stage. Leave empty for the stage's first status."),
-      { key: 'name', label: 'Name', type: 'string', required: true, helpText: 'Name of the item, e.g. the deal or request (up to 255 characters).' },
-      {
-        key: 'contact_id',
-        label: 'Contact ID',
-        type: 'string',
-        required: false,
-        helpText: 'Identifier of the contact this item is about, e.g. the ID from your CRM.',
-      },
-      customInputFieldsOfChosenPipeline('create'),
-      idempotencyKeyInputField,
-    ],
+    inputFields: CREATE_ITEM_INPUT_FIELDS,
     perform,
     sample: ITEM_SAMPLE,
     outputFields: [...ITEM_OUTPUT_FIELDS, customOutputFields],

@@ -3,7 +3,7 @@
  * shared input fields of item steps, and a realistic sample in the shape of `@stageline/shared`'s Item.
  */
 import type { Bundle, PlainInputField, PlainOutputField, ZObject } from 'zapier-platform-core';
-import type { CustomField, DuplicateMatch, Item, ItemChangedEvent, Pipeline } from '@stageline/shared';
+import { ITEM_CHANGE_FIELDS, type CustomField, type DuplicateMatch, type Item, type ItemChangeField, type ItemChangedEvent, type Pipeline } from '@stageline/shared';
 import { apiPath, fetchCustomFields, getAllPages, type ZapierItem } from '../client';
 import { chosenId } from './coerce';
 import { toInputFields, toOutputField, unionOfCustomFields, type CustomFieldMode } from './custom-fields';
@@ -68,10 +68,11 @@ export function withChangeId(change: ItemChangedEvent): ZapierItemChange {
 
 /**
  * A listed item (GET /items or the sample endpoint) as an item change, for trigger samples: the list does not say
- * what changed last, so `changed_fields` is empty and `previous` repeats the current stage and status.
+ * what changed last, so `changed_fields` is empty and `previous` repeats the current stage and status. A payload that
+ * carries its own change (an event sample) keeps it.
  */
 export function asItemChange(item: Item): ItemChangedEvent {
-  return { ...item, changed_fields: [], previous: { stage: item.stage, status: item.status } };
+  return { changed_fields: [], previous: { stage: item.stage, status: item.status }, ...item };
 }
 
 /**
@@ -87,11 +88,11 @@ export const ITEM_CHANGE_OUTPUT_FIELDS: PlainOutputField[] = [
   { key: 'previous__status', label: 'Previous Status', type: 'string' },
 ];
 
-/** A realistic item change: the sample item moved from Lead to Qualified by its second version. */
+/** A realistic item change: the sample item moved from Lead to Qualified by its second version, its deal value raised. */
 export const ITEM_CHANGE_SAMPLE: ZapierItemChange = withChangeId({
   ...ITEM_SAMPLE,
-  changed_fields: ['stage', 'status'],
-  previous: { stage: 'Lead', status: 'Open' },
+  changed_fields: ['stage', 'deal_value'],
+  previous: { stage: 'Lead', status: 'Open', deal_value: 10000 },
 });
 
 /** Dropdown of the company's pipelines (hidden trigger `pipeline_list`). */
@@ -144,21 +145,45 @@ export function customInputFieldsOfChosenPipeline(mode: CustomFieldMode) {
 }
 
 /**
- * Dynamic output fields of item steps: the custom fields of the chosen pipeline, or when none is chosen the union of
- * the custom fields of every pipeline of the company.
+ * The custom fields a step's output can carry: those of the pipeline chosen in `pipeline_id`, or when none is chosen
+ * the union of the custom fields of every pipeline of the company (GET /v1/ext/pipelines, then each blueprint).
  */
-export async function customOutputFields(z: ZObject, bundle: Bundle): Promise<PlainOutputField[]> {
+export async function customFieldsOfStep(z: ZObject, bundle: Bundle): Promise<CustomField[]> {
   const pipelineId = chosenPipelineId(bundle);
-  let fields: CustomField[];
-  if (pipelineId !== undefined) {
-    fields = await fetchCustomFields(z, pipelineId);
-  } else {
-    const pipelines = await getAllPages<Pipeline>(z, apiPath('pipelines'));
-    const lists: CustomField[][] = [];
-    for (const pipeline of pipelines) lists.push(await fetchCustomFields(z, pipeline.id));
-    fields = unionOfCustomFields(lists);
-  }
-  return fields.map(toOutputField);
+  if (pipelineId !== undefined) return fetchCustomFields(z, pipelineId);
+  const pipelines = await getAllPages<Pipeline>(z, apiPath('pipelines'));
+  const lists: CustomField[][] = [];
+  for (const pipeline of pipelines) lists.push(await fetchCustomFields(z, pipeline.id));
+  return unionOfCustomFields(lists);
+}
+
+/** Dynamic output fields of item steps: the custom fields of the step (`customFieldsOfStep`) under their plain keys. */
+export async function customOutputFields(z: ZObject, bundle: Bundle): Promise<PlainOutputField[]> {
+  return (await customFieldsOfStep(z, bundle)).map(toOutputField);
+}
+
+/** Labels of the built-in item fields `changed_fields` can name (CONTRACT "Previous values in update events"). */
+export const ITEM_CHANGE_FIELD_LABELS: Record<ItemChangeField, string> = {
+  name: 'Name',
+  stage: 'Stage',
+  status: 'Status',
+  contact_id: 'Contact ID',
+  source: 'Source',
+};
+
+/**
+ * Dynamic output fields of the item-change triggers: the custom fields, then the value before the change of every
+ * other field `previous` can hold (CONTRACT "Previous values in update events"), labelled "Previous <label>":
+ * Previous Name, Previous Contact ID, Previous Source and "Previous <custom field label>" from the blueprint (Zapier
+ * flattens `previous.deal_value` to `previous__deal_value`). Previous Stage and Status are static fields.
+ */
+export async function itemChangeOutputFields(z: ZObject, bundle: Bundle): Promise<PlainOutputField[]> {
+  const custom = await customFieldsOfStep(z, bundle);
+  const builtIn = ITEM_CHANGE_FIELDS.filter((key) => key !== 'stage' && key !== 'status').map(
+    (key): PlainOutputField => ({ key: `previous__${key}`, label: `Previous ${ITEM_CHANGE_FIELD_LABELS[key]}`, type: 'string' }),
+  );
+  const previousCustom = custom.map((field): PlainOutputField => ({ ...toOutputField(field), key: `previous__${field.key}`, label: `Previous ${field.label}` }));
+  return [...custom.map(toOutputField), ...builtIn, ...previousCustom];
 }
 
 /** The pipeline id of the step, unless blank or a still-unresolved mapping ("{{123__pipeline_id}}"). */

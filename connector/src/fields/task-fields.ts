@@ -3,7 +3,7 @@
  * and update, output fields, a realistic sample, and the mapping of Zapier input to a task write body.
  */
 import type { PlainInputField, PlainOutputField } from 'zapier-platform-core';
-import { TASK_PRIORITIES, TASK_TYPES, TaskSchema, type Task } from '@stageline/shared';
+import { TASK_CHANGE_FIELDS, TASK_PRIORITIES, TASK_TYPES, TaskSchema, type Task, type TaskChangedEvent } from '@stageline/shared';
 import { itemInputField } from './pickers';
 import { definedOnly, toBoolean, toChoice, toDateTime, toId, toInteger, toText } from './coerce';
 
@@ -113,7 +113,7 @@ export function taskBodyFrom(inputData: Readonly<Record<string, unknown>>): Reco
 }
 
 /** Label and type of every Task field; typed over the contract's Task, so a field added there must be labelled here. */
-const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'label' | 'type'> } = {
+export const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'label' | 'type'> } = {
   task_id: { label: 'Task ID', type: 'string' },
   title: { label: 'Title', type: 'string' },
   description: { label: 'Description', type: 'string' },
@@ -154,16 +154,53 @@ export function withTaskId(task: Task): ZapierTask {
  * completion has its own `completed_at`, so each gets its own id (and triggers once), while a redelivery of the same
  * completion keeps its id.
  */
-export function withCompletionId(task: Task): ZapierTask {
+export function withCompletionId<T extends Task>(task: T): T & { id: string } {
   return { ...task, id: `${task.task_id}:${task.completed_at ?? ''}` };
 }
 
 /**
- * A listed task as a completed one, for "Completed Task" samples: the sample endpoint's task is open, so it gets
- * `is_completed` and a `completed_at` (its `updated_at`); tasks that are completed already stay as they are.
+ * Output fields of what a task change carries (CONTRACT "Previous values in update events": `task.updated` and
+ * `task.completed`): Changed Fields, then "Previous <label>" for every field `changed_fields` can name (Zapier
+ * flattens `previous.due_at` to `previous__due_at`).
  */
-export function asCompletedTask(task: Task): Task {
-  return task.is_completed && task.completed_at !== null ? task : { ...task, is_completed: true, completed_at: task.completed_at ?? task.updated_at };
+export const TASK_CHANGE_OUTPUT_FIELDS: PlainOutputField[] = [
+  { key: 'changed_fields', label: 'Changed Fields', type: 'string', list: true },
+  ...TASK_CHANGE_FIELDS.map((key): PlainOutputField => ({ key: `previous__${key}`, label: `Previous ${TASK_FIELD_LABELS[key].label}`, type: TASK_FIELD_LABELS[key].type })),
+];
+
+/** A task change with Zapier's `id`. */
+export type ZapierTaskChange = TaskChangedEvent & { id: string };
+
+/**
+ * A listed task as a change, for samples: the list does not say what changed last, so `changed_fields` is empty and
+ * `previous` too. A payload that carries its own change keeps it.
+ */
+export function asTaskChange(task: Task): TaskChangedEvent {
+  return { changed_fields: [], previous: {}, ...task };
+}
+
+/**
+ * A listed task as a completed one, for "Completed Task" samples: the sample endpoint's task is open, so it gets
+ * `is_completed` and a `completed_at` (its `updated_at`), and (as a completion does) `changed_fields`
+ * `is_completed`, `completed_at` with the open state as `previous`; tasks that are completed already stay as they are.
+ */
+export function asCompletedTask(task: Task): TaskChangedEvent {
+  if (task.is_completed && task.completed_at !== null) return asTaskChange(task);
+  return {
+    changed_fields: ['is_completed', 'completed_at'],
+    previous: { is_completed: false, completed_at: null },
+    ...task,
+    is_completed: true,
+    completed_at: task.completed_at ?? task.updated_at,
+  };
+}
+
+/**
+ * Adds `id` = `${task_id}:${updated_at}` to a task change ("Updated Task"): every change sets `updated_at`, so each
+ * update triggers once, and a redelivery of the same update keeps its id and is dropped.
+ */
+export function withTaskChangeId(task: TaskChangedEvent): ZapierTaskChange {
+  return { ...task, id: `${task.task_id}:${task.updated_at}` };
 }
 
 /** A realistic task. */
@@ -187,17 +224,37 @@ export const TASK_SAMPLE: ZapierTask = {
   updated_at: '2026-03-01T09:31:00.000Z',
 };
 
-/** Output fields of "Completed Task": the task fields, with `id` being task ID and completion time. */
+/** Output fields of "Completed Task": the task fields, with `id` being task ID and completion time, then the change. */
 export const COMPLETED_TASK_OUTPUT_FIELDS: PlainOutputField[] = [
   { key: 'id', label: 'ID (Task ID:Completed At, one per completion)', type: 'string' },
   ...TASK_FIELD_OUTPUT_FIELDS,
+  ...TASK_CHANGE_OUTPUT_FIELDS,
 ];
 
-/** A realistic completed task: the sample task, done the day before it was due. */
-export const COMPLETED_TASK_SAMPLE: ZapierTask = withCompletionId({
+/** A realistic completed task: the sample task, done the day before it was due, with notes added on completion. */
+export const COMPLETED_TASK_SAMPLE: ZapierTaskChange = withCompletionId({
   ...TASK_SAMPLE,
   is_completed: true,
   completed_at: '2026-03-04T16:20:00.000Z',
   notes: 'Ada wants the annual plan; proposal to follow.',
   updated_at: '2026-03-04T16:20:00.000Z',
+  changed_fields: ['is_completed', 'completed_at', 'notes'],
+  previous: { is_completed: false, completed_at: null, notes: null },
+});
+
+/** Output fields of "Updated Task": the task fields, with `id` being task ID and update time, then the change. */
+export const TASK_CHANGE_TRIGGER_OUTPUT_FIELDS: PlainOutputField[] = [
+  { key: 'id', label: 'ID (Task ID:Updated At, one per update)', type: 'string' },
+  ...TASK_FIELD_OUTPUT_FIELDS,
+  ...TASK_CHANGE_OUTPUT_FIELDS,
+];
+
+/** A realistic task update: the sample task moved a day later and given a higher priority. */
+export const TASK_CHANGE_SAMPLE: ZapierTaskChange = withTaskChangeId({
+  ...TASK_SAMPLE,
+  due_at: '2026-03-06T15:00:00.000Z',
+  priority: 'urgent',
+  updated_at: '2026-03-02T10:12:00.000Z',
+  changed_fields: ['due_at', 'priority'],
+  previous: { due_at: '2026-03-05T15:00:00.000Z', priority: 'high' },
 });

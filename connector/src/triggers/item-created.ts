@@ -1,14 +1,15 @@
 /**
  * Trigger `item_created` ("New Item"): a REST hook on the `item.created` event (spec "REST hooks" and "Events";
  * CONTRACT "Events and deliveries"); the shared hook plumbing is in rest-hook.ts. Each delivery's body is the item
- * itself. Output `id` = `item_id` (Zapier de-duplicates on `id`; an item is created once). With a Pipeline chosen,
- * items of other pipelines are skipped, and samples come from that pipeline.
+ * itself. Output `id` = `item_id` (Zapier de-duplicates on `id`; an item is created once). With a Pipeline (and
+ * Stage) chosen, the subscription's filter (hook-filter.ts) makes Stageline send only items created there, and
+ * samples come from there.
  */
 import { defineTrigger } from 'zapier-platform-core';
 import type { EventName } from '@stageline/shared';
 import { withItemId } from '../client';
-import { toId } from '../fields/coerce';
-import { ITEM_OUTPUT_FIELDS, ITEM_SAMPLE, customOutputFields, pipelineInputField } from '../fields/item-fields';
+import { hookFilterInputFields } from '../fields/hook-filter-fields';
+import { ITEM_OUTPUT_FIELDS, ITEM_SAMPLE, customOutputFields } from '../fields/item-fields';
 import { restHookOperations } from './rest-hook';
 
 /** The event this trigger subscribes to. */
@@ -21,11 +22,6 @@ export const ITEM_CREATED_EVENT = 'item.created' satisfies EventName;
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_CREATED_EVENT, {
   toOutput: withItemId,
-  filter: (item, inputData) => {
-    const pipelineId = toId(inputData.pipeline_id, 'Pipeline');
-    return pipelineId === undefined || item.pipeline_id === pipelineId;
-  },
-  listParams: (inputData) => ({ pipeline_id: toId(inputData.pipeline_id, 'Pipeline') }),
 });
 
 export default defineTrigger({
@@ -37,12 +33,10 @@ export default defineTrigger({
   },
   operation: {
     type: 'hook',
-    inputFields: [
-      pipelineInputField({
-        required: false,
-        helpText: 'Only trigger for items created in this pipeline. Leave empty to trigger for every pipeline.',
-      }),
-    ],
+    inputFields: hookFilterInputFields(ITEM_CREATED_EVENT, {
+      pipeline: 'Only trigger for items created in this pipeline. Leave empty to trigger for every pipeline.',
+      stage: 'Only trigger for items created in this stage (choose the pipeline first). Leave empty for any stage.',
+    }),
     performSubscribe,
     performUnsubscribe,
     perform,

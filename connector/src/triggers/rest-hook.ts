@@ -2,7 +2,8 @@
  * The REST-hook plumbing every instant trigger shares (spec "REST hooks" and "Events"; CONTRACT "Events and
  * deliveries"): subscribe the Zap's URL to one event, unsubscribe it, turn a delivery into Zap runs, and load
  * samples for the Zap editor. Each trigger only says how a payload becomes its output (`toOutput`, which sets the
- * `id` Zapier de-duplicates on) and which payloads its input fields let through (`filter`).
+ * `id` Zapier de-duplicates on); its optional Pipeline / Stage / "Only when these fields change" inputs become the
+ * subscription's server-side filter (hook-filter.ts, CONTRACT "Subscription filters").
  *
  * Flow: turning a Zap on calls `performSubscribe` (POST /v1/ext/webhooks `{target_url, event}`); Zapier keeps the
  * 201 subscription as `bundle.subscribeData`. Each delivery's body (the resource, CONTRACT "Events and deliveries")
@@ -19,6 +20,7 @@ import {
   type Item,
   type SampleResource,
   type Task,
+  type WebhookSubscribe,
   type WebhookSubscriptionCreated,
 } from '@stageline/shared';
 import { apiPath, callApi, getJson, isReplayed, type ApiCall } from '../client';
@@ -26,6 +28,7 @@ import { checkedBody, invalidInput, toId } from '../fields/coerce';
 import { idempotencyKeyFor, nextIdempotencyKey } from '../idempotency';
 import { throwForProblem } from '../middleware';
 import { verifiedDeliveryBody } from './delivery-signature';
+import { hookFilterOf, passesHookFilter, sampleListParams, type InputData } from './hook-filter';
 
 /** How many recent resources `performList` loads as samples for the Zap editor. */
 export const SAMPLE_COUNT = 3;
@@ -55,7 +58,7 @@ async function subscriptionExists(z: ZObject, id: string): Promise<boolean> {
  * has no override field, so the next key of the chain is tried as well (derived from the key and the status).
  * @throws the problem of a fresh (not replayed) error answer, as the middleware would.
  */
-async function subscribeOnce(z: ZObject, bundle: Bundle, body: { target_url: string; event: string }): Promise<WebhookSubscriptionCreated> {
+async function subscribeOnce(z: ZObject, bundle: Bundle, body: WebhookSubscribe): Promise<WebhookSubscriptionCreated> {
   let key: string | undefined = idempotencyKeyFor(bundle, `subscribe:${body.event}`, body, false);
   for (let attempt = 0; ; attempt += 1) {
     const headers: Record<string, string> | undefined = key === undefined ? undefined : { [IDEMPOTENCY_KEY_HEADER]: key };
@@ -80,18 +83,27 @@ async function subscribeOnce(z: ZObject, bundle: Bundle, body: { target_url: str
 /** The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events. */
 export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : Task;
 
-/** The step's input values, as the operations see them. */
-export type InputData = Readonly<Record<string, unknown>>;
+export type { InputData };
 
 /** What a trigger tells `restHookOperations`. */
 export type RestHookOptions<E extends EventName, O> = {
   /** A delivered (or sample) payload as one Zapier result, with the `id` Zapier de-duplicates on. */
   toOutput: (payload: EventPayload<E>) => O;
-  /** Whether the step's input fields (e.g. a chosen pipeline) let this payload trigger; all pass when absent. */
-  filter?: (payload: EventPayload<E>, inputData: InputData) => boolean;
-  /** Extra query parameters of the recent-resources list behind `performList` (e.g. the chosen pipeline). */
+  /** Extra query parameters of the recent-resources list behind `performList` (the filter's pipeline and stage are added already). */
   listParams?: (inputData: InputData) => ApiCall['params'];
-} & SampleAdapter<E>;
+} & (
+  | ({
+      /** `performList` shows the newest resources (the default), else the sample payload. */
+      samples?: 'recent';
+    } & SampleAdapter<E>)
+  | {
+      /**
+       * `performList` shows only the event's own sample (GET /v1/ext/webhooks/sample/{resource}?event=..., CONTRACT
+       * "Item deletion and erasure"), for events whose payloads no list shows (a deleted item is in no list).
+       */
+      samples: 'event-sample';
+    }
+);
 
 /**
  * How a listed resource (GET /items, GET /tasks, or the sample endpoint) becomes a payload of the event, for samples.
@@ -116,29 +128,40 @@ const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id'> = { items: 'item_i
 
 /**
  * The hook functions of a trigger on `event`:
- * - `performSubscribe`: POST /v1/ext/webhooks `{target_url: bundle.targetUrl, event}` with an Idempotency-Key
- *   (`subscribeOnce`); the 201 subscription (with `id` and `secret`) becomes `subscribeData`.
+ * - `performSubscribe`: POST /v1/ext/webhooks `{target_url: bundle.targetUrl, event, filter?}` with an
+ *   Idempotency-Key (`subscribeOnce`); `filter` (hook-filter.ts) only when an input narrows the trigger; the 201
+ *   subscription (with `id` and `secret`) becomes `subscribeData`.
  * - `performUnsubscribe`: DELETE /v1/ext/webhooks/{subscribeData.id} (204). A 404 means the subscription is already
  *   gone (deleted in Stageline, or removed after its target answered 410), which is what unsubscribing wants.
  * - `perform`: the delivery, once its Standard Webhooks signature is verified with `subscribeData.secret`
  *   (delivery-signature.ts; a forged or stale delivery stops the run), its body (one resource, or an array of them)
- *   through `filter` and `toOutput`; bodies that are not the event's resource are ignored. No delivery: [].
- * - `performList`: the newest resources (GET /v1/ext/items or /tasks, `limit` SAMPLE_COUNT plus `listParams`),
- *   made payloads with `asPayload`, through `filter` and `toOutput`; when there are none, or the key may manage hooks
- *   but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one
- *   object built from the real blueprint) instead, unfiltered so the editor always has a sample.
+ *   through the step's filter (as far as the payload tells) and `toOutput`; bodies that are not the event's resource
+ *   are ignored. No delivery: [].
+ * - `performList`: the newest resources (GET /v1/ext/items or /tasks, `limit` SAMPLE_COUNT, the filter's pipeline and
+ *   stage for items, plus `listParams`),
+ *   made payloads with `asPayload`, through the filter and `toOutput`; when there are none, or the key may manage
+ *   hooks but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one
+ *   object built from the real blueprint) instead, unfiltered so the editor always has a sample. With `samples:
+ *   'event-sample'` only the event's sample (`?event=`).
  */
 export function restHookOperations<E extends EventName, O>(event: E, options: RestHookOptions<E, O>): RestHookOperations<O> {
   const resource: SampleResource = EVENT_RESOURCES[event];
   const idField = ID_FIELD[resource];
-  const asPayload = (options.asPayload ?? ((r: ResourceOf<E>) => r as unknown as EventPayload<E>)) as (r: ResourceOf<E>) => EventPayload<E>;
-  const passes = (payload: EventPayload<E>, inputData: InputData) => options.filter?.(payload, inputData) ?? true;
+  const adapter = options.samples === 'event-sample' ? undefined : options.asPayload;
+  const asPayload = (adapter ?? ((r: ResourceOf<E>) => r as unknown as EventPayload<E>)) as (r: ResourceOf<E>) => EventPayload<E>;
+  const passes = (payload: EventPayload<E>, inputData: InputData) =>
+    passesHookFilter(event, payload as Record<string, unknown>, hookFilterOf(event, inputData));
   const isPayload = (value: unknown): value is EventPayload<E> =>
     value !== null && typeof value === 'object' && typeof (value as Record<string, unknown>)[idField] === 'string';
 
   return {
     async performSubscribe(z, bundle) {
-      const body = checkedBody(WebhookSubscribeSchema, { target_url: bundle.targetUrl, event }, 'subscription');
+      const filter = hookFilterOf(event, bundle.inputData ?? {});
+      const body = checkedBody(
+        WebhookSubscribeSchema,
+        filter === undefined ? { target_url: bundle.targetUrl, event } : { target_url: bundle.targetUrl, event, filter },
+        'subscription',
+      );
       return subscribeOnce(z, bundle, body);
     },
 
@@ -161,9 +184,13 @@ export function restHookOperations<E extends EventName, O>(event: E, options: Re
 
     async performList(z, bundle) {
       const inputData = bundle.inputData ?? {};
+      if (options.samples === 'event-sample') {
+        const sample = await getJson<EventPayload<E>>(z, apiPath('webhooks', 'sample', resource), { event });
+        return [options.toOutput(sample)];
+      }
       const response = await callApi<ResourceOf<E>[]>(z, {
         url: apiPath(resource),
-        params: { limit: SAMPLE_COUNT, ...options.listParams?.(inputData) },
+        params: { limit: SAMPLE_COUNT, ...sampleListParams(event, hookFilterOf(event, inputData)), ...options.listParams?.(inputData) },
         skipThrowForStatus: true,
       });
       if (response.status >= 400 && response.status !== 403) throwForProblem(z, response);

@@ -1,13 +1,16 @@
 /**
  * Trigger `task_completed` ("Completed Task"): a REST hook on the `task.completed` event (spec "Events"; CONTRACT
  * "Events and deliveries" and "Tasks"; plumbing in rest-hook.ts). Stageline sends it when a task is created
- * completed or an update sets `is_completed` to true; the body is the task in the Task format, with `completed_at`.
+ * completed or an update sets `is_completed` to true; the body is the task in the Task format, with `completed_at`,
+ * plus `changed_fields` and `previous` (CONTRACT "Previous values in update events"; output "Previous Notes", ...).
+ * An optional Pipeline becomes the subscription's filter (hook-filter.ts).
  *
  * Output `id` = `${task_id}:${completed_at}`: a task can be reopened and completed again, and Zapier de-duplicates on
  * `id`, so each completion needs its own id; a redelivery of the same completion keeps it and is dropped.
  */
 import { defineTrigger } from 'zapier-platform-core';
 import type { EventName } from '@stageline/shared';
+import { hookFilterInputFields } from '../fields/hook-filter-fields';
 import { COMPLETED_TASK_OUTPUT_FIELDS, COMPLETED_TASK_SAMPLE, asCompletedTask, withCompletionId } from '../fields/task-fields';
 import { restHookOperations } from './rest-hook';
 
@@ -35,6 +38,7 @@ export default defineTrigger({
   },
   operation: {
     type: 'hook',
+    inputFields: hookFilterInputFields(TASK_COMPLETED_EVENT),
     performSubscribe,
     performUnsubscribe,
     perform,

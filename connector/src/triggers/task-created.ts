@@ -1,10 +1,12 @@
 /**
  * Trigger `task_created` ("New Task"): a REST hook on the `task.created` event (spec "Events"; CONTRACT "Events and
  * deliveries"; plumbing in rest-hook.ts). The body is the task in the Task format. Output `id` = `task_id` (a task
- * is created once).
+ * is created once). An optional Pipeline becomes the subscription's filter (hook-filter.ts): only tasks linked to an
+ * item of that pipeline are sent.
  */
 import { defineTrigger } from 'zapier-platform-core';
 import type { EventName } from '@stageline/shared';
+import { hookFilterInputFields } from '../fields/hook-filter-fields';
 import { TASK_OUTPUT_FIELDS, TASK_SAMPLE, withTaskId } from '../fields/task-fields';
 import { restHookOperations } from './rest-hook';
 
@@ -30,6 +32,7 @@ export default defineTrigger({
   },
   operation: {
     type: 'hook',
+    inputFields: hookFilterInputFields(TASK_CREATED_EVENT),
     performSubscribe,
     performUnsubscribe,
     perform,

@@ -1,7 +1,7 @@
 /**
  * Node `Stageline Trigger` (type `stagelineTrigger`, issue 18): starts a workflow when Stageline reports one of the
- * chosen events (spec "Events"; CONTRACT "Events and deliveries"). Activation subscribes one REST hook per event,
- * deactivation deletes them, a restart finds them (subscriptions.ts); every delivery's signature is checked before a
+ * chosen events (spec "Events"; CONTRACT "Events and deliveries"). Activation subscribes one REST hook per event, with
+ * the node's Pipeline / Stage / changed-field options as its server-side filter (filter.ts), deactivation deletes them, a restart finds them (subscriptions.ts); every delivery's signature is checked before a
  * run starts (delivery.ts, signature.ts).
  */
 import {
@@ -14,14 +14,16 @@ import {
 } from 'n8n-workflow';
 import type { EventName } from '@stageline/shared';
 import { handleDelivery } from './delivery';
+import { getChangedFieldFilter, getStageFilter } from './filter-options';
 import { getPipelineFilter } from './pipeline-filter';
 import { checkExists, create, deleteSubscriptions } from './subscriptions';
 
-/** The six events (CONTRACT "Events and deliveries"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
+/** The seven events (CONTRACT "Events and deliveries"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
 export const TRIGGER_EVENTS: ReadonlyArray<{ name: string; value: EventName; description: string }> = [
 	{ name: 'Item Created', value: 'item.created', description: 'A new item was created' },
 	{ name: 'Item Updated', value: 'item.updated', description: 'An item changed (any field)' },
 	{ name: 'Item Stage Changed', value: 'item.stage_changed', description: 'An item moved to another stage' },
+	{ name: 'Item Deleted', value: 'item.deleted', description: 'An item was deleted (its last values and deleted_at)' },
 	{ name: 'Task Created', value: 'task.created', description: 'A new task was created' },
 	{ name: 'Task Updated', value: 'task.updated', description: 'A task changed' },
 	{ name: 'Task Completed', value: 'task.completed', description: 'A task was marked completed' },
@@ -58,13 +60,31 @@ export class StagelineTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
 				default: '',
 				description:
-					'Only item events of this pipeline start the workflow (task events always do); All Pipelines for no filter. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Only item events of this pipeline start the workflow (task events always do); All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Stage Name or ID',
+				name: 'stageId',
+				type: 'options',
+				typeOptions: { loadOptionsMethod: 'getStageFilter', loadOptionsDependsOn: ['pipelineId'] },
+				default: '',
+				description:
+					'Only item events of items in this stage (after the change) start the workflow; needs the pipeline. Any Stage for no filter. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+			},
+			{
+				displayName: 'Only When These Fields Change (Names or IDs)',
+				name: 'changedFields',
+				type: 'multiOptions',
+				typeOptions: { loadOptionsMethod: 'getChangedFieldFilter', loadOptionsDependsOn: ['events', 'pipelineId'] },
+				default: [],
+				description:
+					'Item Updated and Task Updated start the workflow only when one of these fields changed (item fields for items, task fields for tasks); empty for every change. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 		],
 	};
 
 	methods = {
-		loadOptions: { getPipelineFilter },
+		loadOptions: { getPipelineFilter, getStageFilter, getChangedFieldFilter },
 	};
 
 	webhookMethods = {

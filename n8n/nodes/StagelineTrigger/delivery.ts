@@ -2,8 +2,10 @@
  * The trigger's `webhook()`: one Stageline delivery (CONTRACT "Events and deliveries": POST with the item or task as
  * body, Standard Webhooks headers and `x-webhook-event`). A delivery whose signature does not verify against this
  * node's secrets, or is older or newer than 5 minutes, is answered 401 and starts no run. A verified delivery of an
- * event the node no longer listens to, or of an item outside the chosen pipeline, is answered 200 and starts no run
- * (a 4xx would make Stageline record a failure). Otherwise the run gets one item: `{ event, ...payload }`.
+ * event the node no longer listens to is answered 200 and starts no run (a 4xx would make Stageline record a
+ * failure). Otherwise the run gets one item: `{ event, ...payload }` (with `changed_fields` and `previous` for updates,
+ * `deleted_at` for item.deleted, as delivered). The Pipeline / Stage / field options are the subscription's filter
+ * (filter.ts): Stageline sends nothing else, so deliveries are not filtered again here.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import type { EventName } from '@stageline/shared';
@@ -25,7 +27,7 @@ function header(headers: IDataObject, name: string): string {
 /**
  * Handles one delivery.
  * @returns a run with `[{ json: { event, ...payload } }]`, or no run after answering 401 (bad, stale or missing
- *   signature) or 200 (event not chosen, item of another pipeline).
+ *   signature) or 200 (event not chosen).
  */
 export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
@@ -48,9 +50,5 @@ export async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookR
 	const events = this.getNodeParameter('events', []) as EventName[];
 	if (!events.includes(event)) return answer(this, 200, { status: 'ignored', detail: `Not listening to ${event || 'this event'}.` });
 	const payload = this.getBodyData() as IDataObject;
-	const pipelineId = String(this.getNodeParameter('pipelineId', '') ?? '');
-	if (event.startsWith('item.') && pipelineId !== '' && payload.pipeline_id !== pipelineId) {
-		return answer(this, 200, { status: 'ignored', detail: 'The item is in another pipeline.' });
-	}
 	return { workflowData: [[{ json: { event, ...payload } }]] };
 }

@@ -9,14 +9,19 @@
  * restart (stopping n8n does not call `delete`), so a restart finds the subscriptions instead of adding more.
  */
 import { NodeOperationError, type IDataObject, type IHookFunctions } from 'n8n-workflow';
-import type { EventName, WebhookSubscription, WebhookSubscriptionCreated } from '@stageline/shared';
+import type { EventName, WebhookFilter, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from '@stageline/shared';
 import { apiPath } from '../shared/server-url';
 import { apiJson, apiRequest, listAll } from '../shared/transport';
+import { filterKey, filterParameters, subscriptionFilter } from './filter';
 
-/** One subscription as stored: its id and secret (the secret is shown only once, by the subscribe response). */
+/**
+ * One subscription as stored: its id and secret (the secret is shown only once, by the subscribe response), and the
+ * `filterKey` of the filter it was made with ('' or absent: none; state saved before filters has none).
+ */
 export interface StoredSubscription {
 	id: string;
 	secret: string;
+	filter?: string;
 }
 
 /** The subscriptions of one webhook URL, by event. */
@@ -45,6 +50,21 @@ function saveState(staticData: IDataObject, state: TriggerState): void {
 /** The chosen events (parameter `events`), without repeats. */
 function chosenEvents(context: IHookFunctions): EventName[] {
 	return [...new Set(context.getNodeParameter('events', []) as EventName[])];
+}
+
+/**
+ * The wanted filter of each chosen event's subscription (filter.ts), from the node's parameters.
+ * @throws NodeOperationError for a Stage without its Pipeline.
+ */
+function wantedFilters(context: IHookFunctions, events: EventName[]): Map<EventName, WebhookFilter | undefined> {
+	const params = filterParameters((name, fallback) => context.getNodeParameter(name, fallback));
+	const out = new Map<EventName, WebhookFilter | undefined>();
+	try {
+		for (const event of events) out.set(event, subscriptionFilter(event, params));
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), (error as Error).message);
+	}
+	return out;
 }
 
 /** The webhook URL Stageline must call (production or test, whichever n8n is registering). */
@@ -80,7 +100,8 @@ async function unsubscribe(context: IHookFunctions, url: string): Promise<boolea
 }
 
 /**
- * `checkExists`: true when the subscriptions stored for this webhook URL are exactly the chosen events and all still
+ * `checkExists`: true when the subscriptions stored for this webhook URL are exactly the chosen events, each with the
+ * filter the parameters want now (filter.ts; a changed Pipeline, Stage or field choice subscribes again), and all still
  * exist and deliver there (GET /v1/ext/webhooks, every page; a subscription the server disabled after failing for
  * days counts as missing). Otherwise deletes what is left of them and answers false, so n8n calls `create`.
  * @throws NodeApiError when Stageline cannot be reached or refuses the key.
@@ -90,7 +111,9 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const subs = storedState(this.getWorkflowStaticData('node'))[url];
 	if (!subs || Object.keys(subs).length === 0) return false;
 	const events = chosenEvents(this);
-	if (Object.keys(subs).length === events.length && events.every((e) => subs[e] !== undefined)) {
+	const filters = wantedFilters(this, events);
+	const same = (e: EventName) => subs[e] !== undefined && (subs[e]!.filter ?? '') === filterKey(filters.get(e));
+	if (Object.keys(subs).length === events.length && events.every(same)) {
 		const live = await listAll<WebhookSubscription>(this, { url: apiPath('webhooks') });
 		const active = new Set(live.filter((s) => s.disabled_at === null && s.target_url === url).map((s) => s.id));
 		if (Object.values(subs).every((sub) => active.has(sub!.id))) return true;
@@ -100,14 +123,15 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 }
 
 /**
- * `create`: subscribes one REST hook per chosen event (POST /v1/ext/webhooks `{ target_url, event }`) and stores
- * each id and secret under this webhook URL. When one subscribe fails, deletes those made so far; the error
+ * `create`: subscribes one REST hook per chosen event (POST /v1/ext/webhooks `{ target_url, event, filter? }`, the
+ * filter from the node's options, filter.ts) and stores each id, secret and filter under this webhook URL. When one subscribe fails, deletes those made so far; the error
  * propagates.
- * @throws NodeOperationError when no event is chosen; NodeApiError from Stageline (401, 403, 422, ...).
+ * @throws NodeOperationError when no event is chosen or a Stage lacks its Pipeline; NodeApiError from Stageline (401, 403, 422, ...).
  */
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const events = chosenEvents(this);
 	if (events.length === 0) throw new NodeOperationError(this.getNode(), 'Choose at least one event for the Stageline Trigger.');
+	const filters = wantedFilters(this, events);
 	const url = targetUrl(this);
 	const staticData = this.getWorkflowStaticData('node');
 	const state = storedState(staticData);
@@ -116,12 +140,14 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	let subscribed = false;
 	try {
 		for (const event of events) {
+			const filter = filters.get(event);
+			const body: WebhookSubscribe = filter === undefined ? { target_url: url, event } : { target_url: url, event, filter };
 			const created = await apiJson<WebhookSubscriptionCreated>(this, {
 				method: 'POST',
 				url: apiPath('webhooks'),
-				body: { target_url: url, event },
+				body: body as unknown as IDataObject,
 			});
-			subs[event] = { id: created.id, secret: created.secret };
+			subs[event] = { id: created.id, secret: created.secret, filter: filterKey(filter) };
 			saveState(staticData, state); // stored at once, so a failure later can still delete it
 		}
 		subscribed = true;

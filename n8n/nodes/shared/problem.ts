@@ -28,6 +28,7 @@ function readProblem(body: unknown): Partial<Problem> {
 	if (typeof loose.detail === 'string') out.detail = loose.detail;
 	if (typeof loose.title === 'string') out.title = loose.title;
 	if (typeof loose.current_version === 'number') out.current_version = loose.current_version;
+	if (Array.isArray(loose.matches)) out.matches = loose.matches.filter((m): m is string => typeof m === 'string');
 	if (Array.isArray(loose.errors)) {
 		out.errors = loose.errors.filter(
 			(e): e is ProblemFieldError => e !== null && typeof e === 'object' && typeof (e as ProblemFieldError).message === 'string',
@@ -53,13 +54,17 @@ function join(...parts: string[]): string {
 		.reduce((out, part) => (out === '' ? part : `${out}${part.startsWith('- ') || out.includes('\n- ') ? '\n' : ' '}${part}`), '');
 }
 
-/** What to do, by problem code first (idempotency, archived pipeline) and then by status. */
+/** What to do, by problem code first (idempotency, upsert, archived pipeline) and then by status. */
 function advice(status: number, problem: Partial<Problem>): string {
 	switch (problem.code) {
 		case 'idempotency_key_in_use':
 			return 'Stageline is still working on an earlier attempt of this step for the same item. Retry in a few seconds (Retry On Fail does): you then get that attempt\'s result, nothing is created twice.';
 		case 'idempotency_key_reused':
 			return `This execution already sent a different request with the same Idempotency-Key within the last ${IDEMPOTENCY_KEY_TTL_HOURS} hours. Run the workflow again (a new execution sends new keys).`;
+		case 'ambiguous_match':
+			return "Several items match this one under the pipeline's duplicate rules, so Stageline did not know which to update and changed nothing. Merge or delete the duplicates in Stageline, or pick the item yourself (Find, then Update).";
+		case 'upsert_unavailable':
+			return "Stageline cannot tell whether this item exists already. Fill the custom fields the pipeline's duplicate detection compares (e.g. its email field), or ask an owner or admin to turn on duplicate detection for the pipeline; otherwise use Create.";
 		case 'pipeline_archived':
 			return 'The pipeline is archived in Stageline, so no item can be created in it. Choose another pipeline, or ask an owner or admin to restore it.';
 		default:
@@ -77,7 +82,7 @@ function advice(status: number, problem: Partial<Problem>): string {
 			return 'Stageline could not find it. Check the ID given to this node; it may have been deleted or belong to another company.';
 		case 409: {
 			const now = problem.current_version === undefined ? 'a newer version' : `version ${problem.current_version}`;
-			return `The item changed since it was read: Stageline now has ${now}, but this node sent a different Version. Read the item right before this node and use its version, or leave Version empty to update regardless.`;
+			return `The item changed since it was read: Stageline now has ${now}, but this node sent a different Version. Read the item right before this node and use its version, or leave Version empty to update (or delete) regardless.`;
 		}
 		case 413:
 			return 'The request is too large for Stageline (the limit is 1 MiB). Send shorter texts.';
@@ -102,10 +107,11 @@ export function describeProblem(status: number, body: unknown, retryAfterSeconds
 	const problem = readProblem(body);
 	const detail = problem.detail ?? problem.title ?? (typeof body === 'string' ? body.trim().slice(0, 200) : '');
 	const wait = status === 429 && retryAfterSeconds !== undefined ? `Stageline asks to wait ${retryAfterSeconds} s.` : '';
+	const matches = problem.matches !== undefined && problem.matches.length > 0 ? `Matching items: ${problem.matches.join(', ')}.` : '';
 	return {
 		status,
 		code: problem.code ?? `http_${status}`,
 		message: advice(status, problem),
-		description: join(detail, wait, formatFieldErrors(problem.errors)),
+		description: join(detail, matches, wait, formatFieldErrors(problem.errors)),
 	};
 }

@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import {
 	DuplicateCheckSchema,
 	ItemCreateSchema,
+	ItemDeleteQuerySchema,
+	ItemUpsertSchema,
 	ItemListQuerySchema,
 	ItemUpdateSchema,
 	TaskCreateSchema,
@@ -25,7 +27,9 @@ interface ZodType {
 /** The contract schema of a request's body or query, by method and path pattern (spec "Endpoints"). */
 const CONTRACT: Array<{ method: string; path: RegExp; body?: ZodType; query?: ZodType; idempotent?: boolean }> = [
 	{ method: 'POST', path: /^\/v1\/ext\/items\/check-duplicates$/, body: DuplicateCheckSchema },
+	{ method: 'POST', path: /^\/v1\/ext\/items\/upsert$/, body: ItemUpsertSchema, idempotent: true },
 	{ method: 'POST', path: /^\/v1\/ext\/items$/, body: ItemCreateSchema, idempotent: true },
+	{ method: 'DELETE', path: /^\/v1\/ext\/items\/[^/]+$/, query: ItemDeleteQuerySchema },
 	{ method: 'PATCH', path: /^\/v1\/ext\/items\/[^/]+$/, body: ItemUpdateSchema },
 	{ method: 'GET', path: /^\/v1\/ext\/items$/, query: ItemListQuerySchema },
 	{ method: 'POST', path: /^\/v1\/ext\/tasks$/, body: TaskCreateSchema, idempotent: true },

@@ -1,9 +1,11 @@
 /**
- * A stand-in for Stageline's REST hooks endpoints (spec "REST hooks") for the trigger's unit tests: POST, GET and
- * DELETE /v1/ext/webhooks over an in-memory list on a loopback port. `failSubscribeFor` makes POST answer 422 for
+ * A stand-in for Stageline's REST hooks endpoints (spec "REST hooks") for the trigger's unit tests: POST (body checked
+ * with the contract's WebhookSubscribeSchema, `filter` kept), GET and DELETE /v1/ext/webhooks over an in-memory list
+ * on a loopback port. `failSubscribeFor` makes POST answer 422 for
  * an event (to test the clean-up of a half-done activation); `requests` records each call.
  */
 import crypto from 'node:crypto';
+import { WebhookSubscribeSchema } from '@stageline/shared';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,6 +19,8 @@ export interface StandInSubscription {
 	disabled_reason: string | null;
 	failing_since: string | null;
 	next_attempt_at: string | null;
+	/** CONTRACT "Subscription filters": the subscription's filter, null when none. */
+	filter: Record<string, unknown> | null;
 }
 
 /** A running stand-in. */
@@ -46,7 +50,10 @@ export async function startHooksStandIn(apiKey: string): Promise<HooksStandIn> {
 			if (req.headers['x-api-key'] !== apiKey) return send(401, { code: 'unauthorized', detail: 'Bad key.' });
 			if (req.method === 'GET' && path === '/v1/ext/webhooks') return send(200, subscriptions);
 			if (req.method === 'POST' && path === '/v1/ext/webhooks') {
-				const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { target_url: string; event: string };
+				const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { target_url: string; event: string; filter?: Record<string, unknown> | null };
+				// the contract's check of the subscribe body (a filter member the server would refuse is a 400 here too)
+				const checked = WebhookSubscribeSchema.safeParse(body);
+				if (!checked.success) return send(400, { code: 'validation_failed', detail: checked.error.issues.map((i) => i.message).join('; ') });
 				if (failSubscribeFor.has(body.event)) return send(422, { code: 'validation_failed', detail: 'No.' });
 				const sub: StandInSubscription = {
 					id: `wh_${crypto.randomBytes(4).toString('hex')}`,
@@ -57,6 +64,7 @@ export async function startHooksStandIn(apiKey: string): Promise<HooksStandIn> {
 					disabled_reason: null,
 					failing_since: null,
 					next_attempt_at: null,
+					filter: body.filter ?? null,
 				};
 				subscriptions.push(sub);
 				return send(201, { ...sub, secret: `whsec_${crypto.randomBytes(32).toString('base64')}` });

@@ -11,6 +11,8 @@ export interface HookSetup {
 	apiKey: string;
 	events: string[];
 	webhookUrl: string;
+	/** The filter parameters (pipelineId, stageId, changedFields); none when absent. */
+	parameters?: Record<string, unknown>;
 	/** The workflow's static data for this node (shared with the webhook context, as in n8n). */
 	staticData: IDataObject;
 }
@@ -44,7 +46,7 @@ async function request(setup: HookSetup, options: IHttpRequestOptions): Promise<
 export function hookContext(setup: HookSetup): IHookFunctions {
 	const context = {
 		getNode: () => node,
-		getNodeParameter: (name: string, fallback?: unknown) => (name === 'events' ? setup.events : fallback),
+		getNodeParameter: (name: string, fallback?: unknown) => (name === 'events' ? setup.events : (setup.parameters?.[name] ?? fallback)),
 		getNodeWebhookUrl: () => setup.webhookUrl,
 		getWorkflowStaticData: () => setup.staticData,
 		getCredentials: async () => ({ apiKey: setup.apiKey, baseUrl: setup.baseUrl }),

@@ -1,7 +1,7 @@
 /** Creates with the Idempotency-Key of this node and input item (nodes/shared/idempotency.ts). */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { deriveIdempotencyKey } from '../../shared/idempotency';
-import { apiJson, IDEMPOTENCY_KEY_HEADER } from '../../shared/transport';
+import { apiRequest, IDEMPOTENCY_KEY_HEADER, type ApiResponse } from '../../shared/transport';
 
 /**
  * The key for `operation` (e.g. `item:create`) of the input item at `itemIndex`: the Additional Field
@@ -30,8 +30,13 @@ export function idempotencyKeyFor(context: IExecuteFunctions, operation: string,
  * @returns the created resource (201) or the replay of the first answer.
  * @throws as `apiRequest` (transport.ts).
  */
-export function createWithKey<T>(context: IExecuteFunctions, url: string, body: object, operation: string, itemIndex: number): Promise<T> {
-	return apiJson<T>(context, {
+export async function createWithKey<T>(context: IExecuteFunctions, url: string, body: object, operation: string, itemIndex: number): Promise<T> {
+	return (await postWithKey<T>(context, url, body, operation, itemIndex)).body;
+}
+
+/** As `createWithKey`, with the whole response (status and headers, e.g. an upsert's `Stageline-Upsert`). */
+export function postWithKey<T>(context: IExecuteFunctions, url: string, body: object, operation: string, itemIndex: number): Promise<ApiResponse<T>> {
+	return apiRequest<T>(context, {
 		method: 'POST',
 		url,
 		body: body as IDataObject,

@@ -2,22 +2,27 @@
  * The `item` operations (spec "Items"; CONTRACT "Lists", "Duplicate check", "Idempotency"):
  * create (POST /v1/ext/items with an Idempotency-Key), update (PATCH), get, getMany (filters, Return All or Limit,
  * paging by Link rel="next"), find (by short ID or exact name, as the Zapier connector's Find Item; an empty value is
- * refused) and checkDuplicates (POST /v1/ext/items/check-duplicates; one summary item per input item).
+ * refused), checkDuplicates (POST /v1/ext/items/check-duplicates; one summary item per input item), delete
+ * (DELETE /v1/ext/items/{item_id}, CONTRACT "Item deletion and erasure") and upsert (POST /v1/ext/items/upsert with
+ * an Idempotency-Key, CONTRACT "Upsert").
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
-import type { DuplicateCheck, DuplicateMatch, Item, ItemCreate, ItemUpdate } from '@stageline/shared';
+import type { DuplicateCheck, DuplicateMatch, Item, ItemCreate, ItemUpdate, ItemUpsert } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
-import { apiJson, compact, listAll } from '../../shared/transport';
+import { apiJson, apiRequest, compact, listAll } from '../../shared/transport';
 import {
 	DUPLICATE_CHECK_FIELDS,
 	ITEM_CREATE_FIELDS,
+	ITEM_DELETE_QUERY,
 	ITEM_LIST_FILTERS,
 	ITEM_UPDATE_FIELDS,
+	UPSERT_RESULTS,
+	UPSERT_RESULT_HEADER,
 	toContract,
 } from '../descriptions/contract-keys';
 import { customFieldValues } from './custom-fields';
 import { toOffsetDateTime } from './date-time';
-import { createWithKey } from './idempotency-key';
+import { createWithKey, postWithKey } from './idempotency-key';
 import { requireChanges } from './require-changes';
 import type { OperationHandlers } from './types';
 
@@ -44,21 +49,54 @@ async function bodyOf(
 	return toContract(map, { ...values, customFields: metadata }) as IDataObject;
 }
 
+/** The output member naming what an upsert did (`created`, `updated` or `unchanged`). */
+export const UPSERT_RESULT_FIELD = 'upsert_result';
+
+/**
+ * What an upsert did: the `Stageline-Upsert` header; without one (a proxy dropped it), `created` for 201 and `updated`
+ * otherwise (the body cannot tell `updated` from `unchanged`).
+ */
+export function upsertResultOf(status: number, header: string | undefined): string {
+	const value = header?.trim().toLowerCase() ?? '';
+	if ((UPSERT_RESULTS as readonly string[]).includes(value)) return value;
+	return status === 201 ? 'created' : 'updated';
+}
+
+/** The create (and upsert) body of the input item at `itemIndex`: pipeline, stage, status, name, additional and custom fields. */
+async function createBodyAt(context: IExecuteFunctions, itemIndex: number): Promise<ItemCreate> {
+	const pipelineId = context.getNodeParameter('pipelineId', itemIndex) as string;
+	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const values: IDataObject = {
+		pipelineId,
+		stageId: context.getNodeParameter('stageId', itemIndex),
+		statusId: context.getNodeParameter('statusId', itemIndex, ''),
+		name: context.getNodeParameter('name', itemIndex),
+		...additional,
+		// an added but emptied Source keeps the default
+		source: typeof additional.source === 'string' && additional.source.trim() !== '' ? additional.source.trim() : DEFAULT_SOURCE,
+	};
+	return (await bodyOf(context, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
+}
+
 export const itemHandlers: OperationHandlers = {
 	async create(this: IExecuteFunctions, itemIndex: number): Promise<object> {
-		const pipelineId = this.getNodeParameter('pipelineId', itemIndex) as string;
-		const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-		const values: IDataObject = {
-			pipelineId,
-			stageId: this.getNodeParameter('stageId', itemIndex),
-			statusId: this.getNodeParameter('statusId', itemIndex, ''),
-			name: this.getNodeParameter('name', itemIndex),
-			...additional,
-			// an added but emptied Source keeps the default
-			source: typeof additional.source === 'string' && additional.source.trim() !== '' ? additional.source.trim() : DEFAULT_SOURCE,
-		};
-		const body = (await bodyOf(this, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
-		return createWithKey<Item>(this, apiPath('items'), body, 'item:create', itemIndex);
+		return createWithKey<Item>(this, apiPath('items'), await createBodyAt(this, itemIndex), 'item:create', itemIndex);
+	},
+
+	/** The item created or updated, plus `upsert_result` (the `Stageline-Upsert` header). */
+	async upsert(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		const body: ItemUpsert = await createBodyAt(this, itemIndex);
+		const response = await postWithKey<Item>(this, apiPath('items', 'upsert'), body, 'item:upsert', itemIndex);
+		return { ...response.body, [UPSERT_RESULT_FIELD]: upsertResultOf(response.status, response.headers[UPSERT_RESULT_HEADER.toLowerCase()]) };
+	},
+
+	/** `{ item_id, deleted: true }` (the API answers 204 without a body); 404 and 409 as the transport explains them. */
+	async delete(this: IExecuteFunctions, itemIndex: number): Promise<object> {
+		const itemId = itemIdAt(this, itemIndex);
+		const options = this.getNodeParameter('deleteOptions', itemIndex, {}) as IDataObject;
+		const qs = compact(toContract(ITEM_DELETE_QUERY, options) as IDataObject);
+		await apiRequest(this, { method: 'DELETE', url: apiPath('items', itemId), qs, itemIndex });
+		return { item_id: itemId, deleted: true };
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {

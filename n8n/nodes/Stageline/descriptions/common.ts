@@ -97,7 +97,7 @@ export function operationsOf(resource: string, options: INodePropertyOptions[], 
 
 /**
  * The Additional Field "Idempotency Key" of creates (CONTRACT "Idempotency": 1..255 printable ASCII characters),
- * shown on Create only. It replaces the derived key (actions/idempotency-key.ts), so a retry from the executions
+ * shown on Create and Create or Update only. It replaces the derived key (actions/idempotency-key.ts), so a retry from the executions
  * list (a new execution id) can resend the key of the first attempt, e.g. an expression of the input item's id.
  */
 export function idempotencyKeyOption(): INodeProperties {
@@ -109,6 +109,6 @@ export function idempotencyKeyOption(): INodeProperties {
 		placeholder: 'e.g. {{ $json.order_id }}',
 		description:
 			'Key Stageline uses to create once (kept 24 hours). Empty: derived from the execution, node, run and item, so Retry On Fail creates once but a retried execution creates again. Set it (e.g. from an ID of the input item) to create once across executions.',
-		displayOptions: { show: { '/operation': ['create'] } },
+		displayOptions: { show: { '/operation': ['create', 'upsert'] } },
 	};
 }

@@ -38,6 +38,17 @@ export const ITEM_UPDATE_FIELDS = {
 	customFields: 'metadata',
 } as const;
 
+/** Item delete query (DELETE /v1/ext/items/{item_id}, CONTRACT "Item deletion and erasure"): the "Options" collection of Item → Delete. */
+export const ITEM_DELETE_QUERY = {
+	version: 'version',
+} as const;
+
+/** CONTRACT "Upsert": the response header naming what an upsert did (`UPSERT_RESULT_HEADER` of @stageline/shared). */
+export const UPSERT_RESULT_HEADER = 'Stageline-Upsert';
+
+/** CONTRACT "Upsert": what an upsert can do (`UPSERT_RESULTS` of @stageline/shared). */
+export const UPSERT_RESULTS = ['created', 'updated', 'unchanged'] as const;
+
 /** Duplicate check body (POST /v1/ext/items/check-duplicates): the fields it compares. */
 export const DUPLICATE_CHECK_FIELDS = {
 	pipelineId: 'pipeline_id',

@@ -1,6 +1,6 @@
 /**
- * Parameters of the `item` resource (spec "Items", CONTRACT "Lists" and "Duplicate check"): Create, Update, Get,
- * Get Many, Find, Check Duplicates. Create item parameters are named `pipelineId`, `stageId`, `statusId`, `name`
+ * Parameters of the `item` resource (spec "Items", CONTRACT "Lists", "Duplicate check", "Item deletion and erasure" and
+ * "Upsert"): Create, Create or Update (same parameters as Create), Update, Delete, Get, Get Many, Find, Check Duplicates. Create item parameters are named `pipelineId`, `stageId`, `statusId`, `name`
  * (issue 18); custom fields come from the pipeline's blueprint through the resource mapper (methods/resourceMapping.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
@@ -18,6 +18,13 @@ export const itemOperations: INodeProperties[] = operationsOf(
 			action: 'Check for duplicate items',
 		},
 		{ name: 'Create', value: 'create', description: 'Create an item in a pipeline', action: 'Create an item' },
+		{
+			name: 'Create or Update',
+			value: 'upsert',
+			description: 'Create a new record, or update the current one if it already exists (upsert)',
+			action: 'Create or update an item',
+		},
+		{ name: 'Delete', value: 'delete', description: 'Delete an item for good (its values are erased; its tasks stay, unlinked)', action: 'Delete an item' },
 		{
 			name: 'Find',
 			value: 'find',
@@ -55,17 +62,17 @@ function customFields(operations: string[], method: string, dependsOn: string[])
 }
 
 export const itemFields: INodeProperties[] = [
-	// create and check duplicates
+	// create, create or update (upsert) and check duplicates
 	dropdown('Pipeline Name or ID', 'pipelineId', 'getPipelines', [], {
 		required: true,
-		displayOptions: show(['create', 'checkDuplicates']),
+		displayOptions: show(['create', 'upsert', 'checkDuplicates']),
 	}),
 	dropdown('Stage Name or ID', 'stageId', 'getStages', ['pipelineId'], {
 		required: true,
-		displayOptions: show(['create']),
+		displayOptions: show(['create', 'upsert']),
 	}),
 	dropdown('Status Name or ID', 'statusId', 'getStatuses', ['pipelineId', 'stageId'], {
-		displayOptions: show(['create']),
+		displayOptions: show(['create', 'upsert']),
 		description:
 			'The status of the new item (empty: the stage\'s first status). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	}),
@@ -76,7 +83,7 @@ export const itemFields: INodeProperties[] = [
 		required: true,
 		default: '',
 		description: 'Name of the item (1 to 255 characters)',
-		displayOptions: show(['create']),
+		displayOptions: show(['create', 'upsert']),
 	},
 	{
 		displayName: 'Name',
@@ -86,7 +93,7 @@ export const itemFields: INodeProperties[] = [
 		description: 'Name to compare with existing items (exact, ignoring case and surrounding spaces)',
 		displayOptions: show(['checkDuplicates']),
 	},
-	customFields(['create'], 'getCustomFieldsForCreate', ['pipelineId']),
+	customFields(['create', 'upsert'], 'getCustomFieldsForCreate', ['pipelineId']),
 	customFields(['checkDuplicates'], 'getCustomFieldsForMatch', ['pipelineId']),
 	{
 		displayName: 'Additional Fields',
@@ -94,7 +101,7 @@ export const itemFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		displayOptions: show(['create', 'checkDuplicates']),
+		displayOptions: show(['create', 'upsert', 'checkDuplicates']),
 		options: [
 			{ displayName: 'Contact ID', name: 'contactId', type: 'string', default: '', description: 'ID of a contact to link' },
 			idempotencyKeyOption(),
@@ -108,8 +115,26 @@ export const itemFields: INodeProperties[] = [
 		],
 	},
 
-	// get, update
-	picker('Item', 'itemId', 'searchItems', { required: true, displayOptions: show(['get', 'update']) }),
+	// get, update, delete
+	picker('Item', 'itemId', 'searchItems', { required: true, displayOptions: show(['get', 'update', 'delete']) }),
+	{
+		displayName: 'Options',
+		name: 'deleteOptions',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: show(['delete']),
+		options: [
+			{
+				displayName: 'Version',
+				name: 'version',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 1,
+				description: 'Delete only if the item still has this version (else the node fails with a conflict and the item stays)',
+			},
+		],
+	},
 	customFields(['update'], 'getCustomFieldsForUpdate', ['itemId.value']),
 	{
 		displayName: 'Update Fields',
