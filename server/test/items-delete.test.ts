@@ -194,6 +194,25 @@ describe("items: delete", () => {
     expect(deleted.erasedAt).not.toBeNull();
   });
 
+  it("erases item.deleted at once when every subscription's filter excludes it (no delivery to wait for)", async () => {
+    const hook = await api("POST", "/v1/ext/webhooks", {
+      target_url: `${receiver.url}/filtered`,
+      event: "item.deleted",
+      filter: { pipeline_id: t.pipeline.id, stage_id: stage(1).id },
+    });
+    expect(hook.status).toBe(201);
+    try {
+      const item = await newItem(); // in stage 0: the subscription's stage filter excludes its deletion
+      expect((await del(item.item_id)).status).toBe(204);
+      const deleted = (await eventsOf(item.item_id)).find((e) => e.type === "item.deleted")!;
+      expect(deleted.payload).toEqual({ item_id: item.item_id, erased: true });
+      expect(deleted.erasedAt).not.toBeNull();
+      expect((await api("GET", `/v1/ext/webhooks/${hook.body.id}/deliveries`)).body).toEqual([]);
+    } finally {
+      await api("DELETE", `/v1/ext/webhooks/${hook.body.id}`);
+    }
+  });
+
   it("ends the item's earlier deliveries still pending as failed, and a redeliver of an erased delivery is 410 payload_erased", async () => {
     // A target that fails with 500: the item.created delivery stays pending (retrying).
     receiver.respondWith((req) => (req.path === "/failing" ? { status: 500, body: "echo" } : undefined));
