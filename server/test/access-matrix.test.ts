@@ -42,6 +42,9 @@ const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: () => "/items/check-duplicates", scopes: ["items:read"], success: 200, ids: false, foreignBody: 422, body: (f) => ({ pipeline_id: f.pipelineId, metadata: { email: "m@example.com" } }) },
   { method: "GET", path: (f) => `/items/${f.itemId}`, scopes: ["items:read"], success: 200, ids: true },
   { method: "PATCH", path: (f) => `/items/${f.itemId}`, scopes: ["items:write"], success: 200, ids: true, body: () => ({ name: `Renamed ${Math.random()}` }) },
+  { method: "DELETE", path: (f) => `/items/${f.itemId}`, scopes: ["items:write"], success: 204, ids: true },
+  // A fresh email per call: no match, so the upsert creates (201); another company's key cannot resolve the pipeline.
+  { method: "POST", path: () => "/items/upsert", scopes: ["items:write"], success: 201, ids: false, foreignBody: 422, body: (f) => ({ name: "Matrix upsert", pipeline_id: f.pipelineId, stage_id: f.stageId, metadata: { email: `upsert-${Math.random()}@example.com` } }) },
   { method: "GET", path: () => "/tasks", scopes: ["tasks:read"], success: 200, ids: false },
   { method: "POST", path: () => "/tasks", scopes: ["tasks:write"], success: 201, ids: false, body: () => ({ title: "Call", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" }) },
   { method: "GET", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:read"], success: 200, ids: true },

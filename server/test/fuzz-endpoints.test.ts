@@ -12,7 +12,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 /** The largest error body accepted (issue 12: every error body is bounded). */
 const MAX_ERROR_BYTES = 64 * 1024;
 
-type Ids = Record<"item" | "task" | "pipeline" | "stage" | "webhook" | "delivery", string>;
+type Ids = Record<"item" | "doomed" | "task" | "pipeline" | "stage" | "webhook" | "delivery", string>;
 
 /** Every endpoint of the external API, with the path parameters it takes. */
 const ENDPOINTS: { method: string; path: string }[] = [
@@ -24,6 +24,9 @@ const ENDPOINTS: { method: string; path: string }[] = [
   { method: "GET", path: "/items" },
   { method: "POST", path: "/items" },
   { method: "POST", path: "/items/check-duplicates" },
+  { method: "POST", path: "/items/upsert" },
+  // Its own item (`doomed`): once a request deletes it, the other endpoints keep fuzzing a living item.
+  { method: "DELETE", path: "/items/{doomed}" },
   { method: "GET", path: "/items/{item}" },
   { method: "PATCH", path: "/items/{item}" },
   { method: "GET", path: "/tasks" },
@@ -44,7 +47,7 @@ const KNOWN_FIELDS = [
   "name", "pipeline_id", "stage_id", "status_id", "metadata", "contact_id", "source", "version", "title", "description",
   "due_at", "priority", "task_type", "assigned_to", "item_id", "is_completed", "notes", "duration_minutes",
   "reminder_minutes", "target_url", "event", "events", "limit", "cursor", "created_after", "due_before", "due_after",
-  "email", "deal_value", "q", "short_id", "updated_after",
+  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields",
 ];
 
 const hostileStrings = fc.constantFrom(
@@ -133,10 +136,11 @@ describe("fuzzing every endpoint", () => {
     t = await startTestServerWithRateLimit(10_000_000);
     const stage = t.pipeline.stages[0]!;
     const item = await t.request("POST", "/v1/ext/items", { name: "Fuzz target", pipeline_id: t.pipeline.id, stage_id: stage.id, metadata: { email: "fuzz@example.com" } });
+    const doomed = await t.request("POST", "/v1/ext/items", { name: "Fuzz doomed", pipeline_id: t.pipeline.id, stage_id: stage.id });
     const task = await t.request("POST", "/v1/ext/tasks", { title: "Fuzz task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: item.body.item_id });
     const hook = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/fuzz", event: "item.created" });
-    if (item.status !== 201 || task.status !== 201 || hook.status !== 201) throw new Error("fixtures were not created");
-    ids = { item: item.body.item_id, task: task.body.task_id, pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000" };
+    if (item.status !== 201 || doomed.status !== 201 || task.status !== 201 || hook.status !== 201) throw new Error("fixtures were not created");
+    ids = { item: item.body.item_id, doomed: doomed.body.item_id, task: task.body.task_id, pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000" };
   });
   afterAll(async () => {
     await t?.close();
@@ -146,7 +150,7 @@ describe("fuzzing every endpoint", () => {
     const request = fc.record({
       endpoint: fc.constantFrom(...ENDPOINTS),
       params: fc.record({
-        item: pathParam("ITEM"), task: pathParam("TASK"), pipeline: pathParam("PIPELINE"), stage: pathParam("STAGE"),
+        item: pathParam("ITEM"), doomed: pathParam("DOOMED"), task: pathParam("TASK"), pipeline: pathParam("PIPELINE"), stage: pathParam("STAGE"),
         webhook: pathParam("WEBHOOK"), delivery: pathParam("DELIVERY"), resource: fc.oneof(fc.constantFrom("item", "task"), anyText.map(enc)),
       }),
       query: queryString,
@@ -155,7 +159,7 @@ describe("fuzzing every endpoint", () => {
     });
     await fc.assert(
       fc.asyncProperty(request, async ({ endpoint, params, query, body, contentType: type }) => {
-        const real: Record<string, string> = { ITEM: ids.item, TASK: ids.task, PIPELINE: ids.pipeline, STAGE: ids.stage, WEBHOOK: ids.webhook, DELIVERY: ids.delivery };
+        const real: Record<string, string> = { ITEM: ids.item, DOOMED: ids.doomed, TASK: ids.task, PIPELINE: ids.pipeline, STAGE: ids.stage, WEBHOOK: ids.webhook, DELIVERY: ids.delivery };
         const path = endpoint.path.replace(/\{(\w+)\}/g, (_m, name: keyof typeof params) => real[params[name]] ?? params[name]);
         const headers: Record<string, string> = { "x-api-key": t.apiKey };
         if (type) headers["content-type"] = type;
