@@ -82,10 +82,31 @@ export function deleteItemAndErase(prisma: PrismaClient, deletion: ItemDeletion)
     }
     const tasks = await lockTasksOfItem(q, deletion.companyId, item.id);
     const events = deletion.events(item, tasks);
+    await lockQueuesOfPendingDeliveries(q, deletion);
     await eraseEarlierEvents(q, deletion);
     const deliveries = await deleteAndWriteEvents(q, deletion, tasks, events);
     return { deleted: true, item, tasks, deliveries };
   });
+}
+
+/**
+ * Before step 3: locks (`FOR NO KEY UPDATE`, in id order, as the dispatcher does) the subscriptions whose deliveries of
+ * the item's events are still pending, in a statement of its own. A dispatcher recording an attempt of one of them
+ * holds that lock while it writes the attempt (db/webhook-dispatch.ts `recordAttempt`), so this waits for it to
+ * commit, and the erasing statement that follows takes its snapshot after: it sees that attempt and clears its
+ * response excerpt. (In one statement, the snapshot would predate the attempt and miss it.) An attempt recorded
+ * after the deletion finds its delivery ended and stores no excerpt.
+ */
+async function lockQueuesOfPendingDeliveries(q: TransactionQuery, deletion: ItemDeletion): Promise<void> {
+  await q(
+    `SELECT s.id FROM webhook_subscriptions s
+     WHERE s.id IN (
+       SELECT d.subscription_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+       WHERE e.company_id = $1 AND e.resource_id = $2 AND e.type LIKE 'item.%' AND d.state = 'pending'
+     )
+     ORDER BY s.id FOR NO KEY UPDATE`,
+    [deletion.companyId, deletion.itemId],
+  );
 }
 
 /** Step 3 of `deleteItemAndErase`: erases the bodies, pending deliveries and response excerpts of the item's events. */

@@ -323,7 +323,8 @@ export interface QueueUpdate {
  * (`healthy`, `failing_since`, `consecutive_failures`) and `next_due_at` as `queue` says. The state changes only
  * apply while `ownerId` still holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself
  * is logged (with its request headers) either way while the delivery exists, without the response excerpt when the
- * event's body has been erased meanwhile (its item was deleted: a target may echo the body back). The subscription
+ * event's body has been erased meanwhile or the state change did not apply (its item was deleted, which ends the
+ * delivery and erases the body, while this attempt was in flight: a target may echo the body back). The subscription
  * row is locked first,
  * as the claim does, so the two never deadlock.
  * @returns whether the state change applied.
@@ -365,7 +366,7 @@ export async function recordAttempt(
       INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at,
         request_headers)
       SELECT $8, d.id, $9::timestamptz, $2::int,
-        $10::int, CASE WHEN ev.erased_at IS NULL THEN $11 END, $3, $4::timestamptz, $12::jsonb
+        $10::int, CASE WHEN ev.erased_at IS NULL AND EXISTS (SELECT 1 FROM updated) THEN $11 END, $3, $4::timestamptz, $12::jsonb
       FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id WHERE d.id = $6
       RETURNING id
     ), health AS (
