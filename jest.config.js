@@ -38,6 +38,8 @@ module.exports = {
     { ...base, displayName: 'client', testMatch: ['<rootDir>/client/test/**/*.test.ts'] },
     { ...base, displayName: 'mcp', testMatch: ['<rootDir>/mcp/test/**/*.test.ts'] },
     { ...base, ...n8nModules, displayName: 'n8n', testMatch: ['<rootDir>/test/n8n/**/*.test.ts'] },
-    { ...base, ...n8nModules, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/'] },
+    { ...base, ...n8nModules, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/n8n/', '<rootDir>/test/docs/'] },
+    // The Markdown of README.md, docs/ and the packages: no dead relative link or anchor (reads files only, under a second)
+    { ...base, displayName: 'docs', testMatch: ['<rootDir>/test/docs/**/*.test.ts'] },
   ],
 };

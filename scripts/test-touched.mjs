@@ -8,6 +8,7 @@
  *   - its name starts with the first word of a changed source file's name (`services/items.ts`, `routes/items.ts`
  *     and `db/items.ts` touch `items-create.test.ts`, `items-list.test.ts`, ...; `webhook-dispatch.ts` touches
  *     `webhook-*.test.ts`).
+ *   - it is the Markdown link check (test/docs/links.test.ts) and a Markdown file changed.
  * A changed source file that touches no test that way, and any change to `shared/src`, falls back to jest's own
  * `--findRelatedTests` (every test that reaches the file through imports, which for server code is most of the
  * server tests); a change to the migrations, the Prisma schema, package.json or the jest/TypeScript configuration
@@ -59,6 +60,11 @@ if (all.length) {
   process.exit(run.status ?? 1);
 }
 for (const file of changed) {
+  // Markdown: the link check of README.md, docs/ and the packages' READMEs (a moved heading breaks links into it)
+  if (file.endsWith(".md")) {
+    selected.add("test/docs/links.test.ts");
+    continue;
+  }
   if (!/\.(ts|js|mjs|cjs|json|prisma|sql)$/.test(file) || !fs.existsSync(path.join(root, file))) continue;
   if (allTests.includes(file)) {
     selected.add(file);

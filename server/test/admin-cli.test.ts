@@ -274,7 +274,7 @@ describe("admin CLI while a server runs on the embedded database", () => {
     expect(row).toContain("Listed");
     expect(row).toContain(created.key.split("_").slice(0, 2).join("_"));
     expect(res.stdout).not.toContain(created.key);
-    // --json: one JSON object (README "Admin CLI"), the keys under "keys", never a key value.
+    // --json: one JSON object (docs/operations.md "Admin CLI"), the keys under "keys", never a key value.
     const asJson = await runCli(["keys", "list", "--company", companyId, "--json"], db());
     const listed = JSON.parse(asJson.stdout);
     expect(Object.keys(listed).sort()).toEqual(["company_id", "keys"]);

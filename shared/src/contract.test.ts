@@ -242,7 +242,7 @@ describe("problems", () => {
 });
 
 describe("the example pipeline file in docs/examples", () => {
-  it("is a valid pipeline import (README shows it with `pipelines import --file`)", () => {
+  it("is a valid pipeline import (docs/operations.md shows it with `pipelines import --file`)", () => {
     const file = JSON.parse(fs.readFileSync(path.join(__dirname, "../../docs/examples/recruiting-pipeline.json"), "utf8"));
     const result = PipelineImportSchema.safeParse(file);
     expect(result.success ? [] : toFieldErrors(result.error)).toEqual([]);

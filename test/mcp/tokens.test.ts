@@ -2,7 +2,7 @@
  * Issue 26 part 4, token economy measured with a real tokenizer (o200k, gpt-tokenizer): a list_items page at the
  * default limit (20) on demo data (the demo company's "Sales" pipeline with realistic deals) fits in 8,000 tokens,
  * and `fields` cuts it further. The tools/list budget is checked in mcp/test/tools.test.ts. The figures are printed
- * (README "AI agents (MCP)" quotes them).
+ * (docs/mcp.md quotes them).
  */
 import { encode } from "gpt-tokenizer/cjs/encoding/o200k_base";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

@@ -4,7 +4,7 @@
  * - `GET /readyz`: readiness (observability/readiness.ts), 200 `{"status":"ready","checks":{...}}`, else 503 with
  *   an RFC 9457 problem body (`type` `about:blank`, `title` "Service Unavailable", `detail`, and `checks`).
  * `GET /health` is the older name of `/healthz`, kept for existing probes.
- * Neither is part of the external API (`/v1/ext`), so they are not in the OpenAPI document; README documents them.
+ * Neither is part of the external API (`/v1/ext`), so they are not in the OpenAPI document; docs/operations.md ("Health checks and metrics") documents them.
  */
 import express, { type RequestHandler, type Router } from "express";
 import { PROBLEM_CONTENT_TYPE } from "@stageline/shared";

@@ -5,7 +5,7 @@
  * - the delivery engine's counters and histograms (observability/delivery-metrics.ts),
  * - the webhook queue gauges read at scrape time (observability/queue-gauges.ts),
  * - prom-client's default process metrics (`process_*`, `nodejs_*`) when asked for.
- * README "Operating: health checks and metrics" lists every metric. No label holds a company, key, URL or id.
+ * docs/operations.md "Health checks and metrics" lists every metric. No label holds a company, key, URL or id.
  */
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { Logger } from "pino";

@@ -1,7 +1,7 @@
 /**
  * A real Stageline server for the opt-in n8n run and the trigger's live test: the repository's built server as a
  * child process (server/test/helpers/server-process.ts, the server tests' own helper) on an ephemeral loopback port,
- * `NODE_ENV=test` (so n8n's `http://127.0.0.1` webhook URLs are accepted as targets, README "Configuration"), seeded
+ * `NODE_ENV=test` (so n8n's `http://127.0.0.1` webhook URLs are accepted as targets, docs/operations.md "Configuration"), seeded
  * with the demo company, whose all-scope key it prints. Storage: a fresh PGlite folder, or a fresh schema of
  * `TEST_DATABASE_URL` when that is set.
  *
