@@ -677,6 +677,21 @@ function duplicateHitsSql(search: DuplicateSearch): Prisma.Sql {
     LIMIT ${search.limit}::int`;
 }
 
+/** The text of `insertItemUnlessMatchLocked`'s statement (the same for every call: built once). */
+let upsertInsertText: string | undefined;
+
+/** `insertItemUnlessMatchLocked`'s statement: the lock-id CTEs `lockCtes`, the match text and its values at `$<first>`, `$<first + 1>`. */
+function upsertInsertSql(lockCtes: string, first: number): string {
+  return `WITH ${lockCtes}, hits AS MATERIALIZED (
+       SELECT h.id, h.matched_on, row_number() OVER (ORDER BY cardinality(h.matched_on) DESC, h.created_at DESC, h.id DESC) AS ord
+       FROM stageline_locked_match((SELECT coalesce(array_agg(id), '{}') FROM ids), $${first}::text, $${first + 1}::text[]) h
+     ), ${lockedPipelineCtes("NOT EXISTS (SELECT 1 FROM hits)")}, ${INSERT_ITEM_CTES}
+     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
+       (SELECT count(*) FROM company_row)::int AS companies,
+       (SELECT p.archived_at IS NOT NULL FROM pipelines p WHERE p.id = $3 AND p.company_id = $2) AS archived,
+       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`;
+}
+
 /** What `insertItemUnlessMatchLocked` found: the matches (nothing written), or the insert's outcome. */
 export type LockedMatchOutcome = { pipeline: LockedPipeline } & (
   | { hits: DuplicateHit[] }
@@ -709,7 +724,6 @@ export async function insertItemUnlessMatchLocked(
   // Inside the function the match statement reads its bound values as $1[n] of one text array.
   const matchText = hits.text.replace(/\$(\d+)/g, (_m, n: string) => `$1[${n}]`);
   const matchArgs = hits.values.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
-  const first = params.length + lock.values.length + 1;
   const [row] = await run<{
     short_id: string | null;
     deliveries: number;
@@ -718,14 +732,7 @@ export async function insertItemUnlessMatchLocked(
     hits: { id: string; matched_on: string[] }[] | null;
   }>(
     db,
-    `WITH ${lock.ctes}, hits AS MATERIALIZED (
-       SELECT h.id, h.matched_on, row_number() OVER (ORDER BY cardinality(h.matched_on) DESC, h.created_at DESC, h.id DESC) AS ord
-       FROM stageline_locked_match((SELECT coalesce(array_agg(id), '{}') FROM ids), $${first}::text, $${first + 1}::text[]) h
-     ), ${lockedPipelineCtes("NOT EXISTS (SELECT 1 FROM hits)")}, ${INSERT_ITEM_CTES}
-     SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
-       (SELECT count(*) FROM company_row)::int AS companies,
-       (SELECT p.archived_at IS NOT NULL FROM pipelines p WHERE p.id = $3 AND p.company_id = $2) AS archived,
-       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`,
+    (upsertInsertText ??= upsertInsertSql(lock.ctes, params.length + lock.values.length + 1)),
     [...params, ...lock.values, matchText, matchArgs],
     // The statement's text depends only on the insert's and the lock's shapes, never on the criteria: one prepared
     // statement per connection.
