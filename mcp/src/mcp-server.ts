@@ -55,7 +55,7 @@ export function createStagelineMcpServer(ops: StagelineOperations, access: ToolA
         description: tool.description,
         annotations: { title: tool.title, ...tool.annotations },
         inputSchema: toolSchema(tool.input),
-        outputSchema: toolSchema(tool.output),
+        outputSchema: toolSchema(tool.output, "output"),
       },
       (args: unknown) => callTool(ops, access, tool, args),
     );

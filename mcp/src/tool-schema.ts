@@ -45,31 +45,73 @@ export function toolJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonO
   return json;
 }
 
+/** A compiled JSON Schema check: the SDK's `JsonSchemaValidator` result shape. */
+type JsonSchemaCheck = (value: unknown) => { valid: true; data: unknown } | { valid: false; errorMessage: string };
+
+/**
+ * The SDK's own JSON Schema validator (ajv, bundled inside the SDK: 2020-12, `strict: false`, the standard formats),
+ * the one its clients validate `structuredContent` with. Required by path: the repository's "node" module resolution
+ * reads no `exports` map for types (the SDK exports it as `@modelcontextprotocol/server/validators/ajv`).
+ */
+let validatorProvider: { getValidator(schema: JsonObject): JsonSchemaCheck } | undefined;
+function outputValidator(json: JsonObject): JsonSchemaCheck {
+  if (!validatorProvider) {
+    const { AjvJsonSchemaValidator } = require("@modelcontextprotocol/server/validators/ajv") as {
+      AjvJsonSchemaValidator: new () => { getValidator(schema: JsonObject): JsonSchemaCheck };
+    };
+    validatorProvider = new AjvJsonSchemaValidator();
+  }
+  return validatorProvider.getValidator(json);
+}
+
 /** One wrapper per schema for the process: a server is built per HTTP request, its schemas are rendered once. */
 const wrappers = new WeakMap<z.ZodType, StandardSchemaWithJSON<unknown, unknown>>();
+
+/** zod's verdict on `value` as a Standard Schema result. */
+function zodResult<T extends z.ZodType>(schema: T, value: unknown): { value: z.output<T> } | { issues: { message: string; path: PropertyKey[] }[] } {
+  const result = schema.safeParse(value);
+  return result.success
+    ? { value: result.data as z.output<T> }
+    : { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path })) };
+}
 
 /**
  * Wraps a zod schema for `McpServer.registerTool`: zod validates, `toolJsonSchema` renders (computed once per schema
  * and io for the whole process, since tools/list and, in the 2026-07-28 revision, every tools/call ask for it).
+ * With `check: "output"` (a tool's `outputSchema`, which the SDK checks every result against) the check is the
+ * advertised output JSON Schema itself, compiled once by the SDK's ajv validator: what an MCP client validates
+ * `structuredContent` against. On a `list_items` page of 100 items it takes 0.12 ms at p50 where zod's parse took
+ * 0.19 ms (issue 33; bench/results/issue33-mcp.md). Only a value it refuses goes through zod too, for zod's messages.
+ * The SDK uses a result's verdict only (its `value` is not passed on), so the value is returned as given.
  */
-export function toolSchema<T extends z.ZodType>(schema: T): StandardSchemaWithJSON<z.input<T>, z.output<T>> {
-  const cached = wrappers.get(schema);
+export function toolSchema<T extends z.ZodType>(schema: T, check: "input" | "output" = "input"): StandardSchemaWithJSON<z.input<T>, z.output<T>> {
+  const key = check === "output" ? outputWrappers : wrappers;
+  const cached = key.get(schema);
   if (cached) return cached as StandardSchemaWithJSON<z.input<T>, z.output<T>>;
   const rendered: Partial<Record<"input" | "output", JsonObject>> = {};
   const render = (io: "input" | "output") => (rendered[io] ??= toolJsonSchema(schema, io));
+  let compiled: JsonSchemaCheck | undefined;
+  const validate =
+    check === "input"
+      ? (value: unknown) => zodResult(schema, value)
+      : (value: unknown) => {
+          compiled ??= outputValidator(render("output"));
+          const checked = compiled(value);
+          if (checked.valid) return { value: value as z.output<T> };
+          const fromZod = zodResult(schema, value);
+          return "issues" in fromZod ? fromZod : { issues: [{ message: checked.errorMessage }] };
+        };
   const wrapper: StandardSchemaWithJSON<z.input<T>, z.output<T>> = {
     "~standard": {
       version: 1,
       vendor: "stageline",
-      validate: (value: unknown) => {
-        const result = schema.safeParse(value);
-        return result.success
-          ? { value: result.data as z.output<T> }
-          : { issues: result.error.issues.map((issue) => ({ message: issue.message, path: issue.path })) };
-      },
+      validate,
       jsonSchema: { input: () => render("input"), output: () => render("output") },
     },
   };
-  wrappers.set(schema, wrapper as StandardSchemaWithJSON<unknown, unknown>);
+  key.set(schema, wrapper as StandardSchemaWithJSON<unknown, unknown>);
   return wrapper;
 }
+
+/** The output-check wrappers (`toolSchema(schema, "output")`), one per schema for the process. */
+const outputWrappers = new WeakMap<z.ZodType, StandardSchemaWithJSON<unknown, unknown>>();

@@ -19,6 +19,7 @@ import {
   type IdempotencyClaim,
   type StoredResponse,
 } from "./idempotency";
+import { matchLockIds, pipelineState, type LockedPipeline } from "./upsert-locks";
 import { lockedCompanyCte } from "./companies";
 import { query, run, type Executor, type TransactionQuery } from "./sql";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
@@ -676,36 +677,69 @@ function duplicateHitsSql(search: DuplicateSearch): Prisma.Sql {
     LIMIT ${search.limit}::int`;
 }
 
-/**
- * The upsert's create (services/item-upsert.ts), in ONE statement of its open transaction `q`: the match query of
- * `findDuplicateHits` for `search`, and, only when it finds nothing, the insert of `insertItemWithEvent` (no
- * short-id number is taken otherwise). Saves the upsert a round trip on its create path; the statement runs after the
- * match locks, so its snapshot sees every upsert of the same keys that committed before.
- * @returns `hits` (best match first) when something matched, and nothing was written; else as
- * `insertItemWithEvent` without a key: `shortId` null when the pipeline is not the company's or is archived,
- * `companyGone` when the company no longer exists.
- */
-export async function insertItemUnlessMatchIn(
-  q: TransactionQuery,
-  item: ItemToInsert,
-  event: ItemEventToInsert,
-  search: DuplicateSearch,
-): Promise<{ hits: DuplicateHit[] } | { shortId: string | null; deliveries: number; companyGone: boolean }> {
-  const params = insertItemParams(item, event);
-  const hits = duplicateHitsSql(search);
-  // The match statement's own placeholders ($1..$n) follow the insert's.
-  const hitsText = hits.text.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) + params.length}`);
-  const [row] = await q<{ short_id: string | null; deliveries: number; companies: number; hits: { id: string; matched_on: string[] }[] | null }>(
-    `WITH hits AS MATERIALIZED (
+/** The text of `insertItemUnlessMatchLocked`'s statement (the same for every call: built once). */
+let upsertInsertText: string | undefined;
+
+/** `insertItemUnlessMatchLocked`'s statement: the lock-id CTEs `lockCtes`, the match text and its values at `$<first>`, `$<first + 1>`. */
+function upsertInsertSql(lockCtes: string, first: number): string {
+  return `WITH ${lockCtes}, hits AS MATERIALIZED (
        SELECT h.id, h.matched_on, row_number() OVER (ORDER BY cardinality(h.matched_on) DESC, h.created_at DESC, h.id DESC) AS ord
-       FROM (${hitsText}) h
+       FROM stageline_locked_match((SELECT coalesce(array_agg(id), '{}') FROM ids), $${first}::text, $${first + 1}::text[]) h
      ), ${lockedPipelineCtes("NOT EXISTS (SELECT 1 FROM hits)")}, ${INSERT_ITEM_CTES}
      SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
        (SELECT count(*) FROM company_row)::int AS companies,
-       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`,
-    [...params, ...hits.values],
+       (SELECT p.archived_at IS NOT NULL FROM pipelines p WHERE p.id = $3 AND p.company_id = $2) AS archived,
+       (SELECT json_agg(json_build_object('id', id, 'matched_on', matched_on) ORDER BY ord) FROM hits) AS hits`;
+}
+
+/** What `insertItemUnlessMatchLocked` found: the matches (nothing written), or the insert's outcome. */
+export type LockedMatchOutcome = { pipeline: LockedPipeline } & (
+  | { hits: DuplicateHit[] }
+  | { hits?: undefined; shortId: string | null; deliveries: number; companyGone: boolean }
+);
+
+/**
+ * The upsert's match-or-create (services/item-upsert.ts; CONTRACT "Upsert") in ONE statement on `db`: takes the
+ * match locks of `search` (db/upsert-locks.ts `matchLockIds`, held until `db`'s transaction ends: the statement's
+ * own when `db` is a client), runs the match query of `findDuplicateHits` with a snapshot taken after the locks were
+ * granted (the VOLATILE function `stageline_locked_match`, migration 20261127500000_upsert_locked_match, says why
+ * that needs a function), and only when it finds nothing, inserts as `insertItemWithEvent` without a key does (no
+ * short-id number is taken otherwise). Outside a transaction this is the whole create path of an upsert: one
+ * autocommitted statement, as a create is, and concurrent upserts of one key still make exactly one item.
+ * @returns `pipeline`, the state of the company's pipeline (read with the statement's snapshot); and `hits` (best
+ * match first) when something matched, and nothing was written; else as `insertItemWithEvent` without a key:
+ * `shortId` null when the pipeline is not the company's or is archived, `companyGone` when the company no longer
+ * exists.
+ * @throws the driver's error.
+ */
+export async function insertItemUnlessMatchLocked(
+  db: Executor,
+  item: ItemToInsert,
+  event: ItemEventToInsert,
+  search: DuplicateSearch,
+): Promise<LockedMatchOutcome> {
+  const params = insertItemParams(item, event);
+  const lock = matchLockIds(search.companyId, search.pipelineId, search.match, search.criteria, params.length + 1);
+  const hits = duplicateHitsSql(search);
+  // Inside the function the match statement reads its bound values as $1[n] of one text array.
+  const matchText = hits.text.replace(/\$(\d+)/g, (_m, n: string) => `$1[${n}]`);
+  const matchArgs = hits.values.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+  const [row] = await run<{
+    short_id: string | null;
+    deliveries: number;
+    companies: number;
+    archived: boolean | null;
+    hits: { id: string; matched_on: string[] }[] | null;
+  }>(
+    db,
+    (upsertInsertText ??= upsertInsertSql(lock.ctes, params.length + lock.values.length + 1)),
+    [...params, ...lock.values, matchText, matchArgs],
+    // The statement's text depends only on the insert's and the lock's shapes, never on the criteria: one prepared
+    // statement per connection.
+    { name: "upsert-insert-unless-match" },
   );
+  const pipeline = pipelineState(row?.archived);
   const found = row?.hits ?? [];
-  if (found.length > 0) return { hits: found.map((h) => ({ id: h.id, matchedOn: h.matched_on })) };
-  return { shortId: row?.short_id ?? null, deliveries: Number(row?.deliveries ?? 0), companyGone: Number(row?.companies) === 0 };
+  if (found.length > 0) return { pipeline, hits: found.map((h) => ({ id: h.id, matchedOn: h.matched_on })) };
+  return { pipeline, shortId: row?.short_id ?? null, deliveries: Number(row?.deliveries ?? 0), companyGone: Number(row?.companies) === 0 };
 }

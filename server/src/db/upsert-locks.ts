@@ -33,10 +33,46 @@ const TRIM_CHARACTERS = " \t\r\n";
 export type LockedPipeline = "active" | "archived" | "missing";
 
 /**
+ * The lock ids of `keys` (see the module comment) as SQL: CTEs `parts` and `ids` (column `id` bigint, one row per
+ * lock) whose placeholders start at `$<first>`, and their bound values in order.
+ */
+export function matchLockIds(
+  companyId: string,
+  pipelineId: string,
+  match: "any" | "all",
+  keys: MatchKey[],
+  first = 1,
+): { ctes: string; values: unknown[] } {
+  const p = (n: number) => `$${first + n - 1}`;
+  return {
+    ctes: `parts AS (
+       SELECT u.ord, u.f || chr(10) || u.k || chr(10) || CASE WHEN u.k = 's' THEN lower(btrim(u.v, ${p(7)})) ELSE u.v END AS part
+       FROM unnest(${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[]) WITH ORDINALITY AS u(f, k, v, ord)
+     ), ids AS (
+       SELECT DISTINCT hashtextextended('upsert' || chr(10) || ${p(1)} || chr(10) || ${p(2)} || chr(10) || part, 0) AS id
+       FROM parts WHERE ${p(6)} = 'any'
+       UNION
+       SELECT hashtextextended('upsert' || chr(10) || ${p(1)} || chr(10) || ${p(2)} || chr(10) || string_agg(part, chr(11) ORDER BY ord), 0)
+       FROM parts WHERE ${p(6)} = 'all' HAVING count(*) > 0
+     )`,
+    values: [
+      companyId,
+      pipelineId,
+      keys.map((k) => k.field),
+      keys.map((k) => (typeof k.value === "string" ? "s" : "j")),
+      keys.map((k) => (typeof k.value === "string" ? k.value : JSON.stringify(k.value))),
+      match,
+      TRIM_CHARACTERS,
+    ],
+  };
+}
+
+/**
  * Inside the upsert's open transaction `q`: takes (waiting as long as needed) the advisory locks of `keys` for
  * company `companyId` and pipeline `pipelineId` (one per key for match "any", one for the whole tuple for "all"; see
  * the module comment), in lock-id order, and in the same statement reads whether the company's pipeline exists and
- * is archived. The locks are held until the transaction ends.
+ * is archived. The locks are held until the transaction ends. (The upsert's create path takes the same locks inside
+ * its match statement instead: db/items.ts `insertItemUnlessMatchLocked`.)
  * @returns the pipeline's state ("missing" when it is not the company's).
  * @throws the driver's error (e.g. a lock timeout the operator configured).
  */
@@ -47,31 +83,19 @@ export async function lockMatchKeys(
   match: "any" | "all",
   keys: MatchKey[],
 ): Promise<LockedPipeline> {
+  const ids = matchLockIds(companyId, pipelineId, match, keys);
   const rows = await q<{ locks: number; archived: boolean | null }>(
-    `WITH parts AS (
-       SELECT u.ord, u.f || chr(10) || u.k || chr(10) || CASE WHEN u.k = 's' THEN lower(btrim(u.v, $7)) ELSE u.v END AS part
-       FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(f, k, v, ord)
-     ), ids AS (
-       SELECT DISTINCT hashtextextended('upsert' || chr(10) || $1 || chr(10) || $2 || chr(10) || part, 0) AS id
-       FROM parts WHERE $6 = 'any'
-       UNION
-       SELECT hashtextextended('upsert' || chr(10) || $1 || chr(10) || $2 || chr(10) || string_agg(part, chr(11) ORDER BY ord), 0)
-       FROM parts WHERE $6 = 'all' HAVING count(*) > 0
-     ), taken AS MATERIALIZED (
+    `WITH ${ids.ctes}, taken AS MATERIALIZED (
        SELECT id, pg_advisory_xact_lock(id) AS locked FROM ids ORDER BY id
      )
      SELECT (SELECT count(*) FROM taken)::int AS locks,
        (SELECT p.archived_at IS NOT NULL FROM pipelines p WHERE p.id = $2 AND p.company_id = $1) AS archived`,
-    [
-      companyId,
-      pipelineId,
-      keys.map((k) => k.field),
-      keys.map((k) => (typeof k.value === "string" ? "s" : "j")),
-      keys.map((k) => (typeof k.value === "string" ? k.value : JSON.stringify(k.value))),
-      match,
-      TRIM_CHARACTERS,
-    ],
+    ids.values,
   );
-  const archived = rows[0]?.archived;
+  return pipelineState(rows[0]?.archived);
+}
+
+/** The pipeline's state from `archived_at IS NOT NULL` of the company's pipeline (null or absent: no such pipeline). */
+export function pipelineState(archived: boolean | null | undefined): LockedPipeline {
   return archived === null || archived === undefined ? "missing" : archived ? "archived" : "active";
 }

@@ -101,37 +101,65 @@ export async function upsertItem(ctx: AppContext, companyId: string, input: Item
     metadata: input.metadata,
   };
 
+  const search = { companyId, pipelineId: structure.id, criteria, match: detection.match, limit: MAX_DUPLICATE_MATCHES };
+  // The create it would make (pure; its failures, e.g. a required field missing, count only if it creates).
+  const create = planCreate(companyId, structure, createPlacement, input);
+
+  /** The outcome of a create made by `insertItemUnlessMatchLocked` (which found no match). */
+  const created = async (q: TransactionQuery | null, found: items.LockedMatchOutcome) => {
+    if (found.hits) throw new Error("created() called with matches"); // unreachable: callers check `hits` first
+    if (found.companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
+    if (found.shortId === null || !create.ok) throw new InsertRefused();
+    const item = { ...create.value.created, short_id: found.shortId };
+    if (q) await store(q, claim, 201, item, "created");
+    return { result: "created" as const, item, wrote: true };
+  };
+
+  // Without an idempotency key, a valid create goes first as ONE autocommitted statement (locks, match under them,
+  // insert when nothing matched): what a create costs. Only a match goes on to the transaction below (which takes the
+  // locks again: they ended with that statement).
+  let probe: items.LockedMatchOutcome | null = null;
+  if (!claim && create.ok) {
+    try {
+      probe = await items.insertItemUnlessMatchLocked(ctx.prisma, create.value.row, create.value.event, search);
+      if (!probe.hits) {
+        const outcome = await created(null, probe);
+        ctx.eventsCommitted();
+        return { result: outcome.result, item: outcome.item };
+      }
+    } catch (err) {
+      if (err instanceof InsertRefused) throw await insertRefused(ctx.prisma, companyId, structure, input.pipeline_id);
+      throw err;
+    }
+    if (probe.pipeline === "archived") throw pipelineArchived(structure.name);
+    if (probe.pipeline === "active" && probe.hits.length > 1) throw ambiguousMatch(structure.name, probe.hits.map((h) => h.id));
+  }
+
   const attempt = async (q: TransactionQuery): Promise<UpsertOutcome & { wrote: boolean }> => {
     if (claim) {
       const outcome = await claimKey(q, claim);
       if (outcome.kind === "in_use") throw keyInUse();
       if (outcome.kind === "stored") throw new StoredResponseFound(outcome.stored);
     }
-    const state = await lockMatchKeys(q, companyId, structure.id, detection.match, criteria);
-    if (state === "archived") throw pipelineArchived(structure.name);
-    if (state === "missing") throw new InsertRefused();
-    const search = { companyId, pipelineId: structure.id, criteria, match: detection.match, limit: MAX_DUPLICATE_MATCHES };
-    // The create it would make (pure; its failures, e.g. a required field missing, count only if it creates).
-    const create = planCreate(companyId, structure, createPlacement, input);
     let latestVersion = 0;
     for (let round = 1; round <= MATCH_ATTEMPTS; round++) {
-      // With a valid create, one statement looks for the match and creates only when there is none.
-      const found = create.ok
-        ? await items.insertItemUnlessMatchIn(q, create.value.row, create.value.event, search)
-        : { hits: await items.findDuplicateHits(q, search) };
-      if (!("hits" in found)) {
-        if (found.companyGone) throw unknownApiKey(); // the company was deleted, with its keys, while the request ran
-        if (found.shortId === null || !create.ok) throw new InsertRefused();
-        const item = { ...create.value.created, short_id: found.shortId };
-        await store(q, claim, 201, item, "created");
-        return { result: "created", item, wrote: true };
+      // With a valid create, one statement takes the locks, looks for the match under them and creates only when
+      // there is none; without one, the locks, then the match query.
+      let hits: items.DuplicateHit[];
+      if (create.ok) {
+        const found = await items.insertItemUnlessMatchLocked(q, create.value.row, create.value.event, search);
+        if (!found.hits) return created(q, found);
+        if (found.pipeline === "archived") throw pipelineArchived(structure.name);
+        if (found.pipeline === "missing") throw new InsertRefused();
+        hits = found.hits;
+      } else {
+        const state = round === 1 ? await lockMatchKeys(q, companyId, structure.id, detection.match, criteria) : "active";
+        if (state === "archived") throw pipelineArchived(structure.name);
+        if (state === "missing") throw new InsertRefused();
+        hits = await items.findDuplicateHits(q, search);
       }
-      const { hits } = found;
       if (hits.length > 1) throw ambiguousMatch(structure.name, hits.map((h) => h.id));
-      if (hits.length === 0) {
-        if (!create.ok) throw invalidReference(create.errors);
-        throw new Error("insertItemUnlessMatchIn reported no match and no insert outcome"); // unreachable
-      }
+      if (hits.length === 0) throw invalidReference(create.ok ? [] : create.errors); // create.ok always found hits
       const current = await items.readPipelineItemIn(q, companyId, hits[0]!.id, structure);
       if (!current) continue; // deleted after the match query: look again
       latestVersion = current.version;
