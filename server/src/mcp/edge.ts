@@ -9,7 +9,11 @@
  *    Over the rate limit the request still gets through, and every tool call answers a `rate_limited` tool error
  *    with `retry_after_seconds`.
  * 3. Options: `read_only` and `toolsets` as query parameters or the `X-MCP-Readonly` / `X-MCP-Toolsets` headers.
- * 4. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
+ * 4. Batches (mcp/batch-policy.ts): a JSON-RPC batch is refused (400, JSON-RPC -32600) unless its revision had
+ *    batching (2025-03-26 and earlier); an allowed batch costs one unit per request message: the units past the
+ *    first (counted by the key lookup) are reserved atomically up to what the window has left, tool calls draw on
+ *    them, and the calls past them answer the `rate_limited` tool error. `RateLimit-Remaining` tells what is left.
+ * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
  *    calling the services in-process (mcp/operations.ts).
  */
 import { Readable } from "node:stream";
@@ -23,6 +27,8 @@ import type { RateLimiter } from "../http/rate-limit";
 import { refuseNulInJson } from "../http/nul-characters";
 import type { AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
+import { onlyMethods } from "../http/method-not-allowed";
+import { batchRefusal, countMessages } from "./batch-policy";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
@@ -105,6 +111,26 @@ async function sendWebResponse(res: Response, answer: globalThis.Response): Prom
   });
 }
 
+/**
+ * The rate-limit budget of the POST body `body` (mcp/batch-policy.ts): undefined for a single message (the key lookup
+ * counted its unit); for a batch, the units past the first reserved now (none when the lookup was already over the
+ * limit), `RateLimit-Remaining` set to what the window has left after them.
+ */
+async function batchBudget(req: Request, res: Response, limiter: RateLimiter, keyId: string): Promise<McpRequestInfo["toolCallBudget"]> {
+  if (!Array.isArray(req.body)) return undefined;
+  const { requests, toolCalls } = countMessages(req.body);
+  const paid = req.rateLimitedFor === undefined ? 1 : 0;
+  let granted = 0;
+  let retryAfterSeconds = req.rateLimitedFor ?? limiter.windowSeconds;
+  if (paid === 1 && requests > 1) {
+    const reserved = await limiter.store.reserve(keyId, requests - 1, limiter.limit);
+    granted = reserved.granted;
+    retryAfterSeconds = Math.max(1, Math.ceil((reserved.resetTime.getTime() - Date.now()) / 1000));
+    res.setHeader("RateLimit-Remaining", String(reserved.remaining));
+  }
+  return { remaining: Math.min(toolCalls, paid + granted), retryAfterSeconds };
+}
+
 /** The `/v1/ext/mcp` router. `limiter` is the app's rate limiter (its store is shared with the REST API). */
 export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   const handler = createMcpHandler(
@@ -115,15 +141,19 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
   );
   const router = Router();
+  router.all("/", onlyMethods(MCP_PATH, ["POST"]));
   router.use(checkOrigin(ctx.config.mcpAllowedOrigins));
   router.use(bearerAsApiKey, resolveApiKey(ctx.prisma, limiter.store), limiter.markingMiddleware, requireAuth);
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
-  router.all("/", async (req, res) => {
+  router.post("/", async (req, res) => {
     const auth = req.auth!;
-    const connection: Connection = { auth, access: accessOf(req, auth), request: { ip: req.ip ?? null, rateLimited: req.rateLimitedFor } };
+    const access = accessOf(req, auth);
+    const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
+    if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
+    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.keyId) };
+    const connection: Connection = { auth, access, request };
     const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
-    const parsedBody = req.method === "POST" ? req.body : undefined;
-    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody }));
+    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
   router.use(challengeOn401);
   return router;
