@@ -2,8 +2,9 @@
  * The MCP endpoint `/v1/ext/mcp` (CONTRACT "MCP server"; MCP "Streamable HTTP", stateless): the Stageline tools of
  * @stageline/mcp for the request's API key, served by the official SDK's `createMcpHandler` (protocol revision
  * 2026-07-28, and the 2025 revisions negotiated through its stateless legacy fallback). In order:
- * 1. `Origin`: a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP "Security Warning":
- *    DNS rebinding); requests without `Origin` pass.
+ * 1. `Origin` (mcp/origin-policy.ts): a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP
+ *    "Security Warning": DNS rebinding), except, in development and test mode, the server's own loopback origin;
+ *    requests without `Origin` pass.
  * 2. The API key, as `x-api-key` or `Authorization: Bearer`, looked up and counted against the key's rate limit
  *    like any request (http/auth.ts); none or a bad one is 401 with `WWW-Authenticate`, an inactive subscription 402.
  *    Over the rate limit the request still gets through, and every tool call answers a `rate_limited` tool error
@@ -28,7 +29,9 @@ import { refuseNulInJson } from "../http/nul-characters";
 import type { AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
 import { onlyMethods } from "../http/method-not-allowed";
+import type { Mode } from "../config/config";
 import { batchRefusal, countMessages } from "./batch-policy";
+import { originAllowed } from "./origin-policy";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
@@ -41,11 +44,13 @@ interface Connection {
   request: McpRequestInfo;
 }
 
-/** 403 for a browser origin that is not allowed (a JSON-RPC error without id, as MCP "Streamable HTTP" suggests). */
-function checkOrigin(allowed: readonly string[]): RequestHandler {
+/**
+ * 403 for a browser origin that is not allowed (mcp/origin-policy.ts; a JSON-RPC error without id, as MCP "Streamable
+ * HTTP" suggests).
+ */
+function checkOrigin(allowed: readonly string[], mode: Mode): RequestHandler {
   return (req, res, next) => {
-    const origin = req.header("origin");
-    if (origin === undefined || allowed.includes(origin)) return next();
+    if (originAllowed(req.header("origin"), allowed, mode, { localPort: req.socket.localPort, host: req.header("host") })) return next();
     res.status(403).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Origin not allowed (MCP_ALLOWED_ORIGINS)." } });
   };
 }
@@ -142,7 +147,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   );
   const router = Router();
   router.all("/", onlyMethods(MCP_PATH, ["POST"]));
-  router.use(checkOrigin(ctx.config.mcpAllowedOrigins));
+  router.use(checkOrigin(ctx.config.mcpAllowedOrigins, ctx.config.mode));
   router.use(bearerAsApiKey, resolveApiKey(ctx.prisma, limiter.store), limiter.markingMiddleware, requireAuth);
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
   router.post("/", async (req, res) => {
