@@ -163,7 +163,7 @@ describe("the MCP endpoint's rate limit against batches (one server, 60 per wind
   it("405 for GET, PUT, DELETE comes from the route alone: before the key, problem details with Allow, not counted", async () => {
     const { key } = await t.newKey();
     for (const method of ["GET", "PUT", "DELETE", "PATCH"]) {
-      for (const headers of [{}, { "x-api-key": "sl_bad" }, { "x-api-key": key }]) {
+      for (const headers of [{}, { "x-api-key": "sl_bad" }, { "x-api-key": key }] as Record<string, string>[]) {
         const res = await fetch(`${t.url}${MCP}`, { method, headers });
         expect(res.status).toBe(405);
         expect(res.headers.get("allow")).toBe("POST");
