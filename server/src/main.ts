@@ -31,7 +31,9 @@ async function main(): Promise<void> {
     process.stdout.write(`Demo user: ${running.demoUser.email}\n`);
     process.stdout.write(`Demo password: ${running.demoUser.password}\n`);
   }
-  process.stdout.write(`Stageline listening on ${running.url} (database: ${running.db.kind})\n`);
+  // The address it really listens on (HOST; in development and test mode 127.0.0.1 unless HOST says otherwise).
+  process.stdout.write(`Stageline listening on ${running.listenUrl} (database: ${running.db.kind})\n`);
+  if (running.listenUrl !== running.url) process.stdout.write(`Every interface: from this machine use ${running.url}\n`);
   if (running.metricsUrl) process.stdout.write(`Prometheus metrics: ${running.metricsUrl}\n`);
   if (running.ctx.config.mode !== "production") {
     const why = process.env.NODE_ENV ? `NODE_ENV=${process.env.NODE_ENV}` : "NODE_ENV is not set";

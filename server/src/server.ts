@@ -25,8 +25,13 @@ import { webhookRetentionPolicy } from "./webhooks/retention-policy";
 import { RATE_LIMIT } from "@stageline/shared";
 
 export interface RunningServer {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL to reach it from this machine, e.g. `http://127.0.0.1:41234` (loopback when it listens on every interface). */
   url: string;
+  /**
+   * The address it really listens on, as a URL: `http://127.0.0.1:3000`, or `http://0.0.0.0:3000` / `http://[::]:3000`
+   * for every interface (main.ts prints it in the start-up banner).
+   */
+  listenUrl: string;
   port: number;
   ctx: AppContext;
   db: Database;
@@ -105,7 +110,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       onSummary: (purged, cutoff) => logger.info({ purged, cutoff: cutoff.toISOString() }, "webhook delivery log: old entries deleted"),
       onError: (err) => logger.warn({ err }, "deleting old webhook deliveries failed"),
     });
-    const port = (server.address() as AddressInfo).port;
+    const address = server.address() as AddressInfo;
+    const port = address.port;
+    const listenUrl = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${port}`;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     const url = `http://${host}:${port}`;
     const handshake = db.kind === "pglite" && config.dataDir !== "memory://" ? adminHandshakePath(config.dataDir) : null;
@@ -129,6 +136,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       })());
     return {
       url,
+      listenUrl,
       port,
       ctx,
       db,

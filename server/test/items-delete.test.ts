@@ -234,6 +234,30 @@ describe("items: delete", () => {
     }
   });
 
+  it("an attempt in flight when its item is deleted is logged and counted: the delivery never reads 0 attempts beside one listed", async () => {
+    // The target holds the request until the test has deleted the item, then fails it (500, echoing nothing useful).
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    receiver.respondWith((req) => (req.path === "/held" ? { status: 500, body: "echo", hold: released } : undefined));
+    const hook = (await api("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/held`, event: "item.created" })).body;
+    try {
+      const item = await newItem({ name: "In flight" });
+      await receiver.waitFor(() => receiver.requests.some((r) => r.path === "/held"), "the attempt in flight");
+      expect((await del(item.item_id)).status).toBe(204);
+      release();
+      await waitUntil(async () => (await t.server.ctx.prisma.webhookAttempt.count({ where: { delivery: { subscriptionId: hook.id } } })) > 0, "the attempt recorded");
+      const deliveries = (await api("GET", `/v1/ext/webhooks/${hook.id}/deliveries`)).body;
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]).toMatchObject({ state: "failed", attempt_count: 1, last_status: 500 });
+      expect(deliveries[0].attempts).toHaveLength(1);
+      expect(deliveries[0].attempts[0].response_excerpt).toBeNull();
+    } finally {
+      release();
+      receiver.respondWith(() => undefined);
+      await api("DELETE", `/v1/ext/webhooks/${hook.id}`);
+    }
+  });
+
   it("replaces a stored Idempotency-Key response of the create: a retry gets 410 payload_erased and creates nothing", async () => {
     const key = `delete-replay-${Date.now()}`;
     const body = { name: "Idem", pipeline_id: t.pipeline.id, stage_id: stage(0).id };

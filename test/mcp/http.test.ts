@@ -103,6 +103,14 @@ describe("the HTTP edge", () => {
     expect(good.status).toBe(200);
   });
 
+  it("in test (as in development) mode serves the server's own loopback origin, and refuses another local port", async () => {
+    const port = new URL(t.url).port;
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
+      expect((await post(t, initialize("2025-06-18"), { "x-api-key": t.apiKey, origin })).status).toBe(200);
+    }
+    expect((await post(t, initialize("2025-06-18"), { "x-api-key": t.apiKey, origin: "http://localhost:5173" })).status).toBe(403);
+  });
+
   it("takes read_only and toolsets as query parameters or headers, and refuses a bad value", async () => {
     const list = { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} };
     const names = async (query: string, headers: Record<string, string> = {}) => {

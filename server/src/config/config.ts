@@ -4,7 +4,8 @@
  * | variable      | default                | meaning                                                         |
  * |---------------|------------------------|-----------------------------------------------------------------|
  * | PORT          | 3000                   | HTTP port (0 = ephemeral)                                       |
- * | HOST          | 0.0.0.0                | listen address                                                  |
+ * | HOST          | 0.0.0.0 in production, | listen address (development and test: this machine only)        |
+ *   |               | else 127.0.0.1         |                                                                 |
  * | DATABASE_URL  | unset                  | `postgresql://...` (optional `?schema=name`); unset = PGlite    |
  * | DATA_DIR      | ./data                 | PGlite data directory and the admin handshake file              |
  * | NODE_ENV      | development            | production / development / test (CONTRACT.md: target URL rules) |
@@ -83,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = rawMode as Mode;
   return {
     port: env.PORT !== undefined ? Number(env.PORT) : 3000,
-    host: env.HOST ?? "0.0.0.0",
+    host: env.HOST || (mode === "production" ? "0.0.0.0" : "127.0.0.1"),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR ?? "./data",
     mode,

@@ -1,6 +1,6 @@
 /** Data access for fixed-window rate-limit counters (table `rate_limit_windows`), shared by every server process. */
 import type { PrismaClient } from "../generated/prisma/client";
-import { query } from "./sql";
+import { query, sqlOf } from "./sql";
 
 /**
  * The conflict clause that turns `INSERT INTO rate_limit_windows (key, window_start, hits) ... 1` into "count one
@@ -38,4 +38,39 @@ export async function decrementWindow(prisma: PrismaClient, key: string, windowS
 /** Forgets a key's counter. */
 export async function resetWindow(prisma: PrismaClient, key: string): Promise<void> {
   await query(prisma, `DELETE FROM rate_limit_windows WHERE key = $1`, [key]);
+}
+
+/**
+ * Reserves up to `wanted` more hits for `key` in the window that starts at `windowStart`, never beyond `limit`: in one
+ * transaction the counter row is locked (`FOR UPDATE`: a concurrent reservation or hit of another process waits, then
+ * sees this one's count), what the window has left is granted, and the count is raised by it, so several server
+ * processes sharing the database can never together grant more than the window has left. A row of an older window
+ * counts as empty (the window rolled over since). Used for a JSON-RPC batch on the MCP endpoint (mcp/batch-budget.ts),
+ * whose first hit the key lookup already counted.
+ * @returns `granted` (0..wanted) and `hits`, the window's count after the reservation (0 and 0 when the key has no
+ * counter row: the key lookup always makes one).
+ */
+export async function reserveHits(
+  prisma: PrismaClient,
+  key: string,
+  windowStart: Date,
+  wanted: number,
+  limit: number,
+): Promise<{ granted: number; hits: number }> {
+  if (wanted <= 0) return { granted: 0, hits: 0 };
+  return sqlOf(prisma).transaction(async (q) => {
+    const rows = await q<{ hits: number; current: boolean }>(
+      `SELECT hits, window_start >= $2::timestamptz AS current FROM rate_limit_windows WHERE key = $1 FOR UPDATE`,
+      [key, windowStart],
+    );
+    const row = rows[0];
+    if (!row) return { granted: 0, hits: 0 };
+    const used = row.current ? Number(row.hits) : 0;
+    const granted = Math.min(wanted, Math.max(limit - used, 0));
+    await q(
+      `UPDATE rate_limit_windows SET hits = $2::int, window_start = GREATEST(window_start, $3::timestamptz) WHERE key = $1`,
+      [key, used + granted, windowStart],
+    );
+    return { granted, hits: used + granted };
+  });
 }

@@ -322,7 +322,10 @@ export interface QueueUpdate {
  * cleared and `attempt_count`, `last_status`, `last_duration_ms`, `last_error` updated; the subscription's health
  * (`healthy`, `failing_since`, `consecutive_failures`) and `next_due_at` as `queue` says. The state changes only
  * apply while `ownerId` still holds the lease (a lost lease leaves the delivery to its new owner); the attempt itself
- * is logged (with its request headers) either way while the delivery exists, without the response excerpt when the
+ * is logged (with its request headers) either way while the delivery exists, and counted in its `attempt_count` either
+ * way (`cur` locks the delivery row and reads its newest state, after a concurrent item deletion that ended it: the
+ * log then lists as many attempts as the delivery counts, never `failed` with 0 attempts beside one listed), without
+ * the response excerpt when the
  * event's body has been erased meanwhile or the state change did not apply (its item was deleted, which ends the
  * delivery and erases the body, while this attempt was in flight: a target may echo the body back). The subscription
  * row is locked first,
@@ -348,6 +351,13 @@ export async function recordAttempt(
     `
     WITH sub AS (
       SELECT id FROM webhook_subscriptions WHERE id = $13 FOR NO KEY UPDATE
+    ), cur AS (
+      SELECT d.id, (d.locked_by = $7 AND d.state = 'pending') AS holds
+      FROM webhook_deliveries d JOIN sub ON d.subscription_id = sub.id WHERE d.id = $6 FOR NO KEY UPDATE OF d
+    ), counted AS (
+      UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, last_status = $2::int, last_duration_ms = $10::int
+      FROM cur WHERE d.id = cur.id AND NOT cur.holds
+      RETURNING d.id
     ), updated AS (
       UPDATE webhook_deliveries d SET
         state = $1,
@@ -360,7 +370,7 @@ export async function recordAttempt(
         locked_until = NULL,
         locked_by = NULL
       FROM sub
-      WHERE d.id = $6 AND d.subscription_id = sub.id AND d.locked_by = $7 AND d.state = 'pending'
+      WHERE d.id = $6 AND d.subscription_id = sub.id AND d.locked_by = $7 AND d.state = 'pending' AND EXISTS (SELECT 1 FROM cur WHERE cur.holds)
       RETURNING d.id, d.subscription_id
     ), logged AS (
       INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms, response_excerpt, error, next_attempt_at,

@@ -8,12 +8,35 @@
  * - a deprecated operation: its Deprecation/Sunset/Link headers (http/deprecation.ts) on whatever it answers.
  * Paths that name no template pass through (and end as 404 further on).
  */
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { ALLOW_HEADER } from "@stageline/shared";
 import type { RouteTable } from "../openapi/route-table";
 import { domainError } from "../services/errors";
 import { deprecationHeaders } from "./deprecation";
 import { sendProblem } from "./problem";
+
+/**
+ * Answers `405 method_not_allowed` (problem details, CONTRACT "Errors") with `Allow: allow` (RFC 9110 section
+ * 15.5.6) for `method` on `template`. Shared by the route table below and the MCP endpoint (mcp/edge.ts).
+ */
+export function sendMethodNotAllowed(res: Response, method: string, template: string, allow: string): void {
+  res.set(ALLOW_HEADER, allow);
+  sendProblem(res, domainError("method_not_allowed", `${method} is not supported on ${template}; use ${allow}.`));
+}
+
+/**
+ * Route-level semantics of one path that takes only the methods `allow` (e.g. `"POST"`): `OPTIONS` is `204` with
+ * `Allow`, any other method not in it `405` (`sendMethodNotAllowed`), decided before anything else runs.
+ */
+export function onlyMethods(template: string, allow: readonly string[]): RequestHandler {
+  const header = allow.join(", ");
+  return (req, res, next) => {
+    const method = req.method.toUpperCase();
+    if (method === "OPTIONS") return void res.set(ALLOW_HEADER, header).status(204).end();
+    if (!allow.includes(method)) return sendMethodNotAllowed(res, method, template, header);
+    next();
+  };
+}
 
 /** Middleware over `table` (mount it at the app root, before `/v1/ext`). */
 export function routeSemantics(table: RouteTable): RequestHandler {
@@ -26,11 +49,7 @@ export function routeSemantics(table: RouteTable): RequestHandler {
       return;
     }
     const op = entry.operations.get(method === "HEAD" ? "GET" : method);
-    if (!op) {
-      res.set(ALLOW_HEADER, entry.allow);
-      sendProblem(res, domainError("method_not_allowed", `${method} is not supported on ${entry.template}; use ${entry.allow}.`));
-      return;
-    }
+    if (!op) return sendMethodNotAllowed(res, method, entry.template, entry.allow);
     if (op.deprecated) res.set(deprecationHeaders(op.deprecated));
     next();
   };

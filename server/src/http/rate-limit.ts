@@ -12,7 +12,7 @@ import type { Request, RequestHandler } from "express";
 import { rateLimit, ipKeyGenerator, type Store, type IncrementResponse, type Options } from "express-rate-limit";
 import { RATE_LIMIT } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
-import { decrementWindow, incrementWindow, resetWindow } from "../db/rate-limit";
+import { decrementWindow, incrementWindow, reserveHits, resetWindow } from "../db/rate-limit";
 import { domainError } from "../services/errors";
 import { sendProblem } from "./problem";
 
@@ -73,6 +73,17 @@ export class DatabaseRateLimitStore implements Store {
     return { totalHits, resetTime: new Date(start.getTime() + this.windowMs) };
   }
 
+  /**
+   * Reserves up to `wanted` more hits for the API key `keyId` in the current window, never past `limit` (db/rate-limit.ts
+   * `reserveHits`: atomic across processes). For the units of a JSON-RPC batch beyond its first (mcp/edge.ts).
+   * @returns `granted` (0..wanted), `remaining` (what the window has left after it) and `resetTime` (the window's end).
+   */
+  async reserve(keyId: string, wanted: number, limit: number): Promise<{ granted: number; remaining: number; resetTime: Date }> {
+    const start = this.windowStart();
+    const { granted, hits } = await reserveHits(this.prisma, `${API_KEY_COUNTER_PREFIX}${keyId}`, start, wanted, limit);
+    return { granted, remaining: Math.max(limit - hits, 0), resetTime: new Date(start.getTime() + this.windowMs) };
+  }
+
   async decrement(key: string): Promise<void> {
     await decrementWindow(this.prisma, counterKey(key), this.windowStart());
   }
@@ -105,6 +116,10 @@ export interface RateLimiter {
    */
   markingMiddleware: RequestHandler;
   store: DatabaseRateLimitStore;
+  /** Requests per window. */
+  limit: number;
+  /** The fixed window's length in seconds. */
+  windowSeconds: number;
 }
 
 declare global {
@@ -155,5 +170,5 @@ export function createRateLimiter(prisma: PrismaClient, limit: number = RATE_LIM
       next();
     },
   });
-  return { middleware, markingMiddleware, store };
+  return { middleware, markingMiddleware, store, limit, windowSeconds };
 }

@@ -2,14 +2,19 @@
  * The MCP endpoint `/v1/ext/mcp` (CONTRACT "MCP server"; MCP "Streamable HTTP", stateless): the Stageline tools of
  * @stageline/mcp for the request's API key, served by the official SDK's `createMcpHandler` (protocol revision
  * 2026-07-28, and the 2025 revisions negotiated through its stateless legacy fallback). In order:
- * 1. `Origin`: a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP "Security Warning":
- *    DNS rebinding); requests without `Origin` pass.
+ * 1. `Origin` (mcp/origin-policy.ts): a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP
+ *    "Security Warning": DNS rebinding), except, in development and test mode, the server's own loopback origin;
+ *    requests without `Origin` pass.
  * 2. The API key, as `x-api-key` or `Authorization: Bearer`, looked up and counted against the key's rate limit
  *    like any request (http/auth.ts); none or a bad one is 401 with `WWW-Authenticate`, an inactive subscription 402.
  *    Over the rate limit the request still gets through, and every tool call answers a `rate_limited` tool error
  *    with `retry_after_seconds`.
  * 3. Options: `read_only` and `toolsets` as query parameters or the `X-MCP-Readonly` / `X-MCP-Toolsets` headers.
- * 4. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
+ * 4. Batches (mcp/batch-policy.ts): a JSON-RPC batch is refused (400, JSON-RPC -32600) unless its revision had
+ *    batching (2025-03-26 and earlier); an allowed batch costs one unit per request message: the units past the
+ *    first (counted by the key lookup) are reserved atomically up to what the window has left, tool calls draw on
+ *    them, and the calls past them answer the `rate_limited` tool error. `RateLimit-Remaining` tells what is left.
+ * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
  *    calling the services in-process (mcp/operations.ts).
  */
 import { Readable } from "node:stream";
@@ -23,6 +28,10 @@ import type { RateLimiter } from "../http/rate-limit";
 import { refuseNulInJson } from "../http/nul-characters";
 import type { AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
+import { onlyMethods } from "../http/method-not-allowed";
+import type { Mode } from "../config/config";
+import { batchRefusal, countMessages } from "./batch-policy";
+import { originAllowed } from "./origin-policy";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
@@ -35,11 +44,13 @@ interface Connection {
   request: McpRequestInfo;
 }
 
-/** 403 for a browser origin that is not allowed (a JSON-RPC error without id, as MCP "Streamable HTTP" suggests). */
-function checkOrigin(allowed: readonly string[]): RequestHandler {
+/**
+ * 403 for a browser origin that is not allowed (mcp/origin-policy.ts; a JSON-RPC error without id, as MCP "Streamable
+ * HTTP" suggests).
+ */
+function checkOrigin(allowed: readonly string[], mode: Mode): RequestHandler {
   return (req, res, next) => {
-    const origin = req.header("origin");
-    if (origin === undefined || allowed.includes(origin)) return next();
+    if (originAllowed(req.header("origin"), allowed, mode, { localPort: req.socket.localPort, host: req.header("host") })) return next();
     res.status(403).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Origin not allowed (MCP_ALLOWED_ORIGINS)." } });
   };
 }
@@ -105,6 +116,26 @@ async function sendWebResponse(res: Response, answer: globalThis.Response): Prom
   });
 }
 
+/**
+ * The rate-limit budget of the POST body `body` (mcp/batch-policy.ts): undefined for a single message (the key lookup
+ * counted its unit); for a batch, the units past the first reserved now (none when the lookup was already over the
+ * limit), `RateLimit-Remaining` set to what the window has left after them.
+ */
+async function batchBudget(req: Request, res: Response, limiter: RateLimiter, keyId: string): Promise<McpRequestInfo["toolCallBudget"]> {
+  if (!Array.isArray(req.body)) return undefined;
+  const { requests, toolCalls } = countMessages(req.body);
+  const paid = req.rateLimitedFor === undefined ? 1 : 0;
+  let granted = 0;
+  let retryAfterSeconds = req.rateLimitedFor ?? limiter.windowSeconds;
+  if (paid === 1 && requests > 1) {
+    const reserved = await limiter.store.reserve(keyId, requests - 1, limiter.limit);
+    granted = reserved.granted;
+    retryAfterSeconds = Math.max(1, Math.ceil((reserved.resetTime.getTime() - Date.now()) / 1000));
+    res.setHeader("RateLimit-Remaining", String(reserved.remaining));
+  }
+  return { remaining: Math.min(toolCalls, paid + granted), retryAfterSeconds };
+}
+
 /** The `/v1/ext/mcp` router. `limiter` is the app's rate limiter (its store is shared with the REST API). */
 export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   const handler = createMcpHandler(
@@ -115,15 +146,19 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
   );
   const router = Router();
-  router.use(checkOrigin(ctx.config.mcpAllowedOrigins));
+  router.all("/", onlyMethods(MCP_PATH, ["POST"]));
+  router.use(checkOrigin(ctx.config.mcpAllowedOrigins, ctx.config.mode));
   router.use(bearerAsApiKey, resolveApiKey(ctx.prisma, limiter.store), limiter.markingMiddleware, requireAuth);
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
-  router.all("/", async (req, res) => {
+  router.post("/", async (req, res) => {
     const auth = req.auth!;
-    const connection: Connection = { auth, access: accessOf(req, auth), request: { ip: req.ip ?? null, rateLimited: req.rateLimitedFor } };
+    const access = accessOf(req, auth);
+    const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
+    if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
+    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.keyId) };
+    const connection: Connection = { auth, access, request };
     const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
-    const parsedBody = req.method === "POST" ? req.body : undefined;
-    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody }));
+    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
   router.use(challengeOn401);
   return router;

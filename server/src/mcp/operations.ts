@@ -77,6 +77,21 @@ export interface McpRequestInfo {
    * fails with `rate_limited` (CONTRACT "MCP server": 429 becomes a tool error that says when to retry).
    */
   rateLimited?: number | undefined;
+  /**
+   * For a JSON-RPC batch (mcp/batch-policy.ts): how many tool calls the units reserved for it still pay for, and the
+   * seconds until the window resets. Each operation takes one unit when it starts; once none is left, it fails with
+   * `rate_limited` like a call over the limit. Absent for a single message (its unit was counted by the key lookup).
+   */
+  toolCallBudget?: { remaining: number; retryAfterSeconds: number } | undefined;
+}
+
+/** The `rate_limited` tool error of a call over the key's limit (CONTRACT "MCP server"). */
+function rateLimitedError(ctx: AppContext, retryAfterSeconds: number): OperationError {
+  return new OperationError({
+    code: "rate_limited",
+    detail: `Rate limit of ${ctx.rateLimit} requests per ${ctx.config.rateLimitWindowSeconds} seconds exceeded. Retry after ${retryAfterSeconds} seconds.`,
+    retry_after_seconds: retryAfterSeconds,
+  });
 }
 
 /** The `Stageline-Upsert` result a (replayed) upsert answer carries. @throws Error when it carries none. */
@@ -88,17 +103,15 @@ function upsertResultOf(headers: Record<string, string> | undefined): UpsertResu
 
 /** The operations of the key `auth` (its company, its scopes) for the request `request`. */
 export function inProcessOperations(ctx: AppContext, auth: AuthContext, request: McpRequestInfo): StagelineOperations {
-  const { rateLimited } = request;
+  const { rateLimited, toolCallBudget } = request;
   const companyId = auth.company.id;
   /** Scope check, rate limit, error mapping: what the REST edge does around every route. */
   const op = <T>(scopes: Scope[] | "any", fn: () => Promise<T>): Promise<T> =>
     guarded(async () => {
-      if (rateLimited !== undefined) {
-        throw new OperationError({
-          code: "rate_limited",
-          detail: `Rate limit of ${ctx.rateLimit} requests per ${ctx.config.rateLimitWindowSeconds} seconds exceeded. Retry after ${rateLimited} seconds.`,
-          retry_after_seconds: rateLimited,
-        });
+      if (rateLimited !== undefined) throw rateLimitedError(ctx, rateLimited);
+      if (toolCallBudget) {
+        if (toolCallBudget.remaining <= 0) throw rateLimitedError(ctx, toolCallBudget.retryAfterSeconds);
+        toolCallBudget.remaining -= 1;
       }
       if (scopes !== "any") assertScope(auth, scopes);
       return fn();

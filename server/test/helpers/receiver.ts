@@ -34,6 +34,8 @@ export interface Reply {
   body?: string;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Answer only once this settles (a request held in flight until the test releases it). */
+  hold?: Promise<unknown>;
   /** Close the connection without any response. */
   destroy?: boolean;
 }
@@ -90,7 +92,8 @@ export async function startReceiver(options: { port?: number; responder?: Respon
         res.end(reply.body ?? "");
         received.answered = status;
       };
-      if (reply.delayMs) setTimeout(answer, reply.delayMs);
+      if (reply.hold) void reply.hold.finally(answer);
+      else if (reply.delayMs) setTimeout(answer, reply.delayMs);
       else answer();
     });
   });
