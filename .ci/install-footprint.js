@@ -5,6 +5,10 @@
  * its devDependencies) through every installed package's dependencies, optional and peer dependencies, resolving
  * names as Node does (nearest node_modules upwards), and sums the packages' sizes on disk (`du -sk`, without their
  * nested node_modules). A package shared by several workspaces counts in each. Reads only; needs an installed tree.
+ *
+ * `node .ci/install-footprint.js --summary` (what `.ci/run` prints after its install): only the totals, quickly:
+ * the packages installed (lockfile entries present on disk, workspace links not counted) and the size on disk of
+ * every node_modules folder of the install (`du -sk`, hard links counted once), in MB.
  */
 const fs = require("node:fs");
 const path = require("node:path");
@@ -56,6 +60,21 @@ function closure(wsKey, kinds) {
   return [...seen].filter((key) => key.includes("node_modules/"));
 }
 
+/** Totals of the installed tree: packages present on disk and the size of its node_modules folders. */
+function summary() {
+  const installed = Object.keys(lock).filter((key) => key.includes("node_modules/") && !lock[key].link && fs.existsSync(path.join(root, key)));
+  const folders = ["", ...(lock[""].workspaces || [])]
+    .map((ws) => path.join(root, ws, "node_modules"))
+    .filter((dir) => fs.existsSync(dir));
+  const kb = Number(execFileSync("du", ["-sck", ...folders]).toString().trim().split("\n").pop().split("\t")[0]);
+  console.log(`install footprint: ${installed.length} packages, ${Math.round(kb / 1024)} MB in node_modules (${folders.length} folders)`);
+}
+
+if (process.argv.includes("--summary")) {
+  summary();
+  process.exit(0);
+}
+
 const mb = (keys) => Math.round(keys.reduce((sum, key) => sum + sizeKb(key), 0) / 1024);
 const workspaces = ["", ...(lock[""].workspaces || [])];
 console.log("workspace\truntime packages\truntime MB\twith dev packages\twith dev MB");
@@ -66,3 +85,4 @@ for (const ws of workspaces) {
 }
 const installed = Object.keys(lock).filter((key) => key.includes("node_modules/") && !lock[key].link);
 console.log(`packages in package-lock.json: ${installed.length}`);
+summary();
