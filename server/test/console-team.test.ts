@@ -4,7 +4,7 @@
  * protected, another company's user 404, admins refused, audit events, axe-core on every page.
  */
 import crypto from "node:crypto";
-import { createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
+import { clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 
 jest.setTimeout(60_000);
@@ -95,7 +95,7 @@ it("changes roles and removes users; the last owner can be neither demoted nor r
 
   // Remove the (now admin) member after the confirmation page: their session ends.
   await page.goto("/console/team");
-  await page.getByRole("link", { name: `Remove ${member.email}` }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: `Remove ${member.email}` }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`Remove ${member.email}?`);
   await expectNoSeriousAxeViolations(page);
   expect((await submitForm(page, page.getByRole("button", { name: "Remove user" }))).status()).toBe(303);

@@ -10,6 +10,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Router } from "express";
 import {
   acceptInviteOverHttp,
+  clickAndLoad,
   createConsoleUser,
   expectNoSeriousAxeViolations,
   submitForm,
@@ -317,7 +318,7 @@ describe("in a browser", () => {
     await page.getByLabel("Password").fill(user.password);
     await Promise.all([page.waitForURL(/\/console\/keys$/), page.getByRole("button", { name: "Sign in" }).click()]);
 
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Two-factor sign-in" }).click();
+    await clickAndLoad(page, page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Two-factor sign-in" }));
     await expect(page.getByRole("heading", { level: 1, name: "Two-factor sign-in" }).isVisible()).resolves.toBe(true);
     await submitForm(page, page.getByRole("button", { name: "Set up two-factor sign-in" }));
     await expect(page.getByRole("img", { name: /QR code/ }).isVisible()).resolves.toBe(true);

@@ -106,6 +106,9 @@ export interface AxeViolation {
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  // The page a test navigated to must have loaded (callers wait for their navigations: `clickAndLoad`, `submitForm`,
+  // `page.goto`, `page.waitForURL`); this guards the document itself, never an old page.
+  await page.waitForLoadState("load");
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
@@ -147,15 +150,36 @@ export function csrfTokenOf(page: Page): Promise<string> {
 }
 
 /**
+ * Waits until the page's main frame commits its next navigation, then until that new document has loaded. Start it
+ * BEFORE the action that navigates (`Promise.all`): started after, it could miss the commit, and a bare
+ * `waitForLoadState` resolves at once on the old page (already loaded) while the new one is still on its way, so a
+ * locator or axe-core would then read the old page, or a document torn down mid-evaluation.
+ */
+async function nextPageLoaded(page: Page): Promise<void> {
+  await page.waitForEvent("framenavigated", { predicate: (frame) => frame === page.mainFrame() });
+  await page.waitForLoadState("load");
+}
+
+/**
+ * Clicks `target` (a link, or a button that submits a form) and waits until the page it leads to has loaded (after a
+ * redirect, the next page), so what the test does next sees that page. For clicks that do not navigate (a script's
+ * button) use `target.click()`.
+ * @throws playwright's TimeoutError when the click does not navigate.
+ */
+export async function clickAndLoad(page: Page, target: Locator): Promise<void> {
+  await Promise.all([nextPageLoaded(page), target.click()]);
+}
+
+/**
  * Clicks a form's submit button and waits until the page the form led to has loaded (after a redirect, the next
  * page). @returns the HTTP response of the form's POST (its status: 303 on success, 400 with errors, 403, 404).
  */
 export async function submitForm(page: Page, button: Locator): Promise<Response> {
   const [response] = await Promise.all([
     page.waitForResponse((r) => r.request().method() === "POST" && r.request().resourceType() === "document"),
+    nextPageLoaded(page),
     button.click(),
   ]);
-  await page.waitForLoadState("load");
   return response;
 }
 
