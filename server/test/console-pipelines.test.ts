@@ -5,7 +5,7 @@
  * import (403); another company's pipeline is 404; archiving and restoring a pipeline; deleting an item; axe-core on every page.
  */
 import type { Browser, Page } from "playwright-core";
-import { clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm } from "./helpers/console-browser";
 import { createSalesPipeline, startTestServer, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -30,7 +30,7 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     items.push(res.body);
   }
-}, 60_000);
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

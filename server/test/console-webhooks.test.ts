@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { EndpointInputSchema, createEndpoint } from "../src/services/webhook-endpoints";
-import { clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, updateScreenshot } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, updateScreenshot } from "./helpers/console-browser";
 import { startReceiver, type Receiver } from "./helpers/receiver";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
@@ -53,7 +53,7 @@ beforeAll(async () => {
   admin = await createConsoleUser(t, "admin");
   member = await createConsoleUser(t, "member");
   adminPage = await signIn(browser, t.url, admin);
-}, 60_000);
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -227,6 +227,13 @@ export async function acceptInviteOverHttp(
   return { status: res.status, text: await res.text(), sessionCookie: session ? session.split(";")[0]! : null, csrfCookie, csrfToken };
 }
 
+/**
+ * Deadline (ms) of a browser test file's beforeAll: a test server, Chromium and a signed-in page. About 5 s on an
+ * idle machine, but over 60 s was seen with a dozen other test processes on two cores (the whole file then fails
+ * without having tested anything): the deadline is for a stuck setup, not a measure of speed.
+ */
+export const BROWSER_SETUP_TIMEOUT_MS = 180_000;
+
 /** What `useConsoleTestServer` gives a test file once its beforeAll has run. */
 export interface ConsoleTestEnv {
   t: TestServer;
@@ -245,7 +252,7 @@ export function useConsoleTestServer(role: Role, start: () => Promise<TestServer
     env.t = await start();
     env.browser = await launchBrowser();
     env.user = await createConsoleUser(env.t, role);
-  }, 60_000);
+  }, BROWSER_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await env.browser?.close();
     await env.t?.close();
