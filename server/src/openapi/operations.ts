@@ -46,7 +46,7 @@ import * as ex from "./examples";
  * CONTRACT "Versioning and compatibility" / "HTTP semantics, order of checks": the document's `info.version`, the date
  * of the newest entry of docs/api/CHANGELOG.md (server/test/openapi-compat.test.ts fails when they differ).
  */
-export const API_VERSION = "2026-11-26";
+export const API_VERSION = "2026-11-27";
 
 /** HTTP methods the API uses (lower case, as OpenAPI path items name them). */
 export type ApiMethod = "get" | "post" | "patch" | "delete";
