@@ -5,9 +5,11 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 import { SIGN_IN_FAILED } from "../src/services/console-sessions";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("owner", () => startTestServer());
 

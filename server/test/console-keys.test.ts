@@ -4,9 +4,11 @@
  * 401), form errors in the error summary, audit events, and axe-core on every page. With UPDATE_SCREENSHOTS=1 the
  * test writes docs/console-api-keys.png.
  */
-import { clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, updateScreenshot, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, updateScreenshot, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 import { createApiKey } from "../src/services/api-keys";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("admin", () => startTestServer());
 

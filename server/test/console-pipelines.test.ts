@@ -5,8 +5,10 @@
  * import (403); another company's pipeline is 404; archiving and restoring a pipeline; deleting an item; axe-core on every page.
  */
 import type { Browser, Page } from "playwright-core";
-import { BROWSER_SETUP_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm } from "./helpers/console-browser";
 import { createSalesPipeline, startTestServer, type TestServer } from "./helpers/test-server";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 let t: TestServer;
 let browser: Browser;

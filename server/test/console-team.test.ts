@@ -4,10 +4,10 @@
  * protected, another company's user 404, admins refused, audit events, axe-core on every page.
  */
 import crypto from "node:crypto";
-import { clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 
-jest.setTimeout(60_000);
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 const env = useConsoleTestServer("owner", () => startTestServer());
 
 it("invites a user with a one-time link; they choose a password, join with the invited role and are signed in", async () => {

@@ -10,6 +10,7 @@ import { Secret, TOTP } from "otpauth";
 import type { Router } from "express";
 import {
   acceptInviteOverHttp,
+  BROWSER_TEST_TIMEOUT_MS,
   clickAndLoad,
   createConsoleUser,
   expectNoSeriousAxeViolations,
@@ -23,6 +24,8 @@ import { SECOND_FACTOR_LIMITS } from "../src/console/failure-limits";
 import { createCompany } from "../src/services/companies";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
 import { inviteUser } from "../src/services/users";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("owner", () => startTestServer());
 const db = () => env.t.server.ctx.prisma;
@@ -352,5 +355,5 @@ describe("in a browser", () => {
     await Promise.all([page.waitForURL(/\/console\/keys$/), page.getByRole("button", { name: "Verify" }).click()]);
     await expect(page.getByRole("heading", { level: 1, name: "API keys" }).isVisible()).resolves.toBe(true);
     await context.close();
-  }, 60_000);
+  }, BROWSER_TEST_TIMEOUT_MS);
 });

@@ -10,9 +10,11 @@ import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { EndpointInputSchema, createEndpoint } from "../src/services/webhook-endpoints";
-import { BROWSER_SETUP_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, updateScreenshot } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, updateScreenshot } from "./helpers/console-browser";
 import { startReceiver, type Receiver } from "./helpers/receiver";
 import { startTestServer, type TestServer } from "./helpers/test-server";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 process.env.WEBHOOK_RETRY_BASE_MS = "20";
 

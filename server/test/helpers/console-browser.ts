@@ -234,6 +234,14 @@ export async function acceptInviteOverHttp(
  */
 export const BROWSER_SETUP_TIMEOUT_MS = 180_000;
 
+/**
+ * Deadline (ms) of one browser test (`jest.setTimeout` in each browser test file): a test walks through several pages
+ * with axe-core on each. The longest (console-webhooks' first) takes about 10 s on an idle machine and 21-29 s with a
+ * dozen test processes on two cores, too close to jest's 30 s; a test that times out also leaves its page busy for
+ * the next test of the file. Like BROWSER_SETUP_TIMEOUT_MS, it catches a stuck test and measures nothing.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 120_000;
+
 /** What `useConsoleTestServer` gives a test file once its beforeAll has run. */
 export interface ConsoleTestEnv {
   t: TestServer;
