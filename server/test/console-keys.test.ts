@@ -37,6 +37,8 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   // The copy button puts the key on the clipboard.
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.t.url });
   await page.getByRole("button", { name: "Copy" }).click();
+  // The page's script writes the clipboard asynchronously, then says "Copied": read it after that, not in a race.
+  await page.getByRole("button", { name: "Copied" }).waitFor();
   const clipboard = () => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
   await expect(page.evaluate(clipboard)).resolves.toBe(key);
 
