@@ -5,9 +5,11 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { createConsoleUser, expectNoSeriousAxeViolations, signIn, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 import { SIGN_IN_FAILED } from "../src/services/console-sessions";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("owner", () => startTestServer());
 
@@ -26,7 +28,7 @@ describe("sign-in", () => {
     await expectNoSeriousAxeViolations(page);
     await page.getByLabel("Email address").fill(env.user.email.toUpperCase());
     await page.getByLabel("Password").fill(env.user.password);
-    await page.getByRole("button", { name: "Sign in" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Sign in" }));
     await page.waitForURL(/\/console\/keys$/);
     await expect(page.getByRole("heading", { level: 1, name: "API keys" }).isVisible()).resolves.toBe(true);
     const cookie = (await context.cookies()).find((c) => c.name === "stageline.session")!;
@@ -46,7 +48,7 @@ describe("sign-in", () => {
       await page.goto("/console/sign-in");
       await page.getByLabel("Email address").fill(email);
       await page.getByLabel("Password").fill(password);
-      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Sign in" }).click()]);
+      const response = await submitForm(page, page.getByRole("button", { name: "Sign in" }));
       expect(response.status()).toBe(401);
       await expect(page.title()).resolves.toMatch(/^Error: Sign in/);
       const summary = page.getByRole("alert");
@@ -91,7 +93,7 @@ describe("sign-out", () => {
   it("ends the session: the old cookie no longer opens a page", async () => {
     const page = await signIn(env.browser, env.t.url, env.user);
     const cookie = (await page.context().cookies()).find((c) => c.name === "stageline.session")!;
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Sign out" }));
     await page.waitForURL(/\/console\/sign-in$/);
     const replay = await fetch(`${env.t.url}/console/keys`, { headers: { cookie: `stageline.session=${cookie.value}` }, redirect: "manual" });
     expect(replay.status).toBe(303);
@@ -149,11 +151,11 @@ describe("guards", () => {
     await page.goto(`/console/keys/${env.t.keyId}/rename`);
     // The form's token went stale (e.g. the page was left open while the CSRF cookie changed).
     await page.locator('form input[name="_csrf"]').last().evaluate((input) => input.setAttribute("value", "stale"));
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Save name" }).click()]);
+    const refused = await submitForm(page, page.getByRole("button", { name: "Save name" }));
     expect(refused.status()).toBe(403);
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("You cannot do this");
     expect(await page.locator('form.sign-out input[name="_csrf"]').inputValue()).not.toBe("");
-    await page.getByRole("button", { name: "Sign out" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Sign out" }));
     await page.waitForURL(/\/console\/sign-in/);
     expect((await page.goto("/console/keys"))!.url()).toMatch(/\/console\/sign-in/);
     await page.context().close();

@@ -4,9 +4,11 @@
  * 401), form errors in the error summary, audit events, and axe-core on every page. With UPDATE_SCREENSHOTS=1 the
  * test writes docs/console-api-keys.png.
  */
-import { createConsoleUser, expectNoSeriousAxeViolations, signIn, updateScreenshot, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, updateScreenshot, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 import { createApiKey } from "../src/services/api-keys";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("admin", () => startTestServer());
 
@@ -20,7 +22,7 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   }
   await page.getByLabel("Name", { exact: true }).fill("Zapier <production>");
   await page.getByLabel("hooks:manage").uncheck();
-  await page.getByRole("button", { name: "Create key" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Create key" }));
   await page.waitForURL(/\/console\/keys$/);
 
   const secret = page.getByLabel("Your new API key");
@@ -35,6 +37,8 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   // The copy button puts the key on the clipboard.
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: env.t.url });
   await page.getByRole("button", { name: "Copy" }).click();
+  // The page's script writes the clipboard asynchronously, then says "Copied": read it after that, not in a race.
+  await page.getByRole("button", { name: "Copied" }).waitFor();
   const clipboard = () => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText();
   await expect(page.evaluate(clipboard)).resolves.toBe(key);
 
@@ -56,25 +60,25 @@ it("creates, renames and revokes a key, which works on the API until it is revok
   expect(me.body.key.name).toBe("Zapier <production>");
 
   // Rename.
-  await row.getByRole("link", { name: /Rename/ }).click();
+  await clickAndLoad(page, row.getByRole("link", { name: /Rename/ }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Rename API key "Zapier <production>"');
   await expectNoSeriousAxeViolations(page);
   await page.getByLabel("New name").fill("");
-  await page.getByRole("button", { name: "Save name" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Save name" }));
   await expect(page.title()).resolves.toMatch(/^Error: /);
   await expect(page.getByRole("alert").getByRole("link").first().getAttribute("href")).resolves.toBe("#name");
   await expectNoSeriousAxeViolations(page);
   await page.getByLabel("New name").fill("Zapier (prod)");
-  await page.getByRole("button", { name: "Save name" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Save name" }));
   await page.waitForURL(/\/console\/keys$/);
   await expect(page.getByRole("status").innerText()).resolves.toContain('renamed to "Zapier (prod)"');
 
   // Revoke after a confirmation page.
-  await page.getByRole("row", { name: /Zapier \(prod\)/ }).getByRole("link", { name: /Revoke/ }).click();
+  await clickAndLoad(page, page.getByRole("row", { name: /Zapier \(prod\)/ }).getByRole("link", { name: /Revoke/ }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Revoke API key "Zapier (prod)"?');
   await expectNoSeriousAxeViolations(page);
   expect((await env.t.request("GET", "/v1/ext/me", undefined, key)).status).toBe(200);
-  await page.getByRole("button", { name: "Revoke key" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Revoke key" }));
   await page.waitForURL(/\/console\/keys$/);
   await expect(page.getByRole("row", { name: /Zapier \(prod\)/ }).innerText()).resolves.toContain("revoked");
   const after = await env.t.request("GET", "/v1/ext/me", undefined, key);
@@ -101,7 +105,7 @@ it("re-renders the create form with errors beside the fields and keeps what was 
   await page.goto("/console/keys");
   for (const scope of ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]) await page.getByLabel(scope).uncheck();
   await page.getByLabel("Name", { exact: true }).fill("No scopes");
-  const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Create key" }).click()]);
+  const response = await submitForm(page, page.getByRole("button", { name: "Create key" }));
   expect(response.status()).toBe(400);
   await expect(page.getByRole("alert").innerText()).resolves.toContain("Choose at least one scope.");
   await expect(page.getByLabel("Name", { exact: true }).inputValue()).resolves.toBe("No scopes");
@@ -109,13 +113,13 @@ it("re-renders the create form with errors beside the fields and keeps what was 
 
   await page.getByLabel("items:read").check();
   await page.getByLabel("Expires on (optional)").fill("2020-01-01");
-  await page.getByRole("button", { name: "Create key" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Create key" }));
   await expect(page.getByRole("alert").innerText()).resolves.toContain("must be in the future");
   await expect(page.locator("#expires_on-error").innerText()).resolves.toContain("must be in the future");
   await expectNoSeriousAxeViolations(page);
 
   await page.getByLabel("Expires on (optional)").fill("2099-12-31");
-  await page.getByRole("button", { name: "Create key" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Create key" }));
   await page.waitForURL(/\/console\/keys$/);
   await expect(page.getByRole("row", { name: /No scopes/ }).innerText()).resolves.toContain("2099-12-31 23:59");
   expect(await env.t.server.ctx.prisma.apiKey.count({ where: { name: "No scopes", companyId: env.t.companyId } })).toBe(1);

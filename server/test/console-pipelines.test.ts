@@ -5,8 +5,10 @@
  * import (403); another company's pipeline is 404; archiving and restoring a pipeline; deleting an item; axe-core on every page.
  */
 import type { Browser, Page } from "playwright-core";
-import { createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, type ConsoleUser } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm } from "./helpers/console-browser";
 import { createSalesPipeline, startTestServer, type TestServer } from "./helpers/test-server";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 let t: TestServer;
 let browser: Browser;
@@ -30,7 +32,7 @@ beforeAll(async () => {
     expect(res.status).toBe(201);
     items.push(res.body);
   }
-}, 60_000);
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -40,7 +42,7 @@ afterAll(async () => {
 it("shows a pipeline with its stages, statuses, custom fields and duplicate rule", async () => {
   await page.goto("/console/pipelines");
   await expectNoSeriousAxeViolations(page);
-  await page.getByRole("link", { name: "Sales", exact: true }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: "Sales", exact: true }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Pipeline Sales");
   await expect(page.getByRole("row", { name: /Qualified/ }).innerText()).resolves.toContain("Open, Won, Lost");
   await expect(page.getByRole("row", { name: /Deal value/ }).innerText()).resolves.toMatch(/deal_value\s+number\s+No/);
@@ -56,18 +58,18 @@ it("lists items newest first in pages, finds one by short ID or name, and shows 
   const rows = page.locator("main table tbody tr");
   await expect(rows.count()).resolves.toBe(50);
   await expect(rows.first().innerText()).resolves.toContain(items.at(-1)!.short_id);
-  await page.getByRole("link", { name: "Older items" }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: "Older items" }));
   await expect(rows.count()).resolves.toBe(3);
 
   await page.getByLabel("Search by name or short ID").fill(target.short_id.toLowerCase());
-  await page.getByRole("button", { name: "Search items" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Search items" }));
   await expect(rows.allInnerTexts()).resolves.toEqual([expect.stringContaining("Initech renewal")]);
   await page.getByLabel("Search by name or short ID").fill("initech");
-  await page.getByRole("button", { name: "Search items" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Search items" }));
   await expect(rows.count()).resolves.toBe(1);
   await expectNoSeriousAxeViolations(page);
 
-  await page.getByRole("link", { name: target.short_id }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: target.short_id }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`${target.short_id}: Initech renewal`);
   await expect(page.getByRole("row", { name: /Email/ }).innerText()).resolves.toContain("lead5@example.com");
   await expect(page.getByRole("row", { name: /Deal value/ }).innerText()).resolves.toContain("500");
@@ -78,7 +80,7 @@ it("lists items newest first in pages, finds one by short ID or name, and shows 
 it("imports a pipeline from a blueprint file, and refuses a broken file on its field", async () => {
   await page.goto("/console/pipelines");
   await page.getByLabel("Blueprint file (JSON)").setInputFiles({ name: "broken.json", mimeType: "application/json", buffer: Buffer.from("{ not json") });
-  const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Import pipeline" }).click()]);
+  const refused = await submitForm(page, page.getByRole("button", { name: "Import pipeline" }));
   expect(refused.status()).toBe(400);
   await expect(page.locator(".error-summary").getByRole("link", { name: /broken\.json is not valid JSON/ }).getAttribute("href")).resolves.toBe("#file");
   await expectNoSeriousAxeViolations(page);
@@ -89,7 +91,7 @@ it("imports a pipeline from a blueprint file, and refuses a broken file on its f
     custom_fields: [{ key: "plan", label: "Plan", type: "select", options: ["Basic", "Pro"], required: true }],
   };
   await page.getByLabel("Blueprint file (JSON)").setInputFiles({ name: "renewals.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(blueprint)) });
-  await page.getByRole("button", { name: "Import pipeline" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Import pipeline" }));
   await page.waitForURL(/\/console\/pipelines\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("status").innerText()).resolves.toContain('Pipeline "Renewals" imported with 2 stages');
   await expect(page.getByRole("row", { name: /Plan/ }).innerText()).resolves.toMatch(/select\s+Yes\s+Basic, Pro/);
@@ -123,18 +125,18 @@ it("lets a member read pipelines but not import (403), and answers 404 for anoth
 it("archives a pipeline after a confirmation page and restores it (issue 19), each page accessible", async () => {
   const other = await createSalesPipeline(t.server, t.companyId, "Retired");
   await page.goto(`/console/pipelines/${other.id}`);
-  await page.getByRole("link", { name: "Archive pipeline" }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: "Archive pipeline" }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Archive pipeline "Retired"?');
   await expectNoSeriousAxeViolations(page);
-  await page.getByRole("button", { name: "Archive pipeline" }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: "Archive pipeline" }));
   await expect(page.getByText('Pipeline "Retired" archived.').isVisible()).resolves.toBe(true);
   await expectNoSeriousAxeViolations(page);
   expect((await t.request("GET", "/v1/ext/pipelines")).body.map((p: { name: string }) => p.name)).not.toContain("Retired");
   await page.goto("/console/pipelines");
   await expect(page.getByRole("row", { name: /Retired/ }).innerText()).resolves.toContain("Archived");
   await page.goto(`/console/pipelines/${other.id}`);
-  await page.getByRole("link", { name: "Restore pipeline" }).click();
-  await page.getByRole("button", { name: "Restore pipeline" }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: "Restore pipeline" }));
+  await clickAndLoad(page, page.getByRole("button", { name: "Restore pipeline" }));
   await page.getByText('Pipeline "Retired" restored.').waitFor();
   expect((await t.request("GET", "/v1/ext/pipelines")).body.map((p: { name: string }) => p.name)).toContain("Retired");
 });
@@ -142,10 +144,10 @@ it("archives a pipeline after a confirmation page and restores it (issue 19), ea
 it("deletes an item from its page after an accessible confirmation page (issue 25), back on the items list with a notice", async () => {
   const target = items[10]!;
   await page.goto(`/console/pipelines/${t.pipeline.id}/items/${target.item_id}`);
-  await page.getByRole("link", { name: `Delete item ${target.short_id}` }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: `Delete item ${target.short_id}` }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`Delete item ${target.short_id}?`);
   await expectNoSeriousAxeViolations(page);
-  await page.getByRole("button", { name: `Delete item ${target.short_id}` }).click();
+  await clickAndLoad(page, page.getByRole("button", { name: `Delete item ${target.short_id}` }));
   await page.getByText(`Item ${target.short_id} deleted.`).waitFor();
   await expectNoSeriousAxeViolations(page);
   expect(new URL(page.url()).pathname).toBe(`/console/pipelines/${t.pipeline.id}/items`);

@@ -4,10 +4,10 @@
  * protected, another company's user 404, admins refused, audit events, axe-core on every page.
  */
 import crypto from "node:crypto";
-import { createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
+import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, createConsoleUser, expectNoSeriousAxeViolations, signIn, submitForm, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
 
-jest.setTimeout(60_000);
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 const env = useConsoleTestServer("owner", () => startTestServer());
 
 it("invites a user with a one-time link; they choose a password, join with the invited role and are signed in", async () => {
@@ -95,7 +95,7 @@ it("changes roles and removes users; the last owner can be neither demoted nor r
 
   // Remove the (now admin) member after the confirmation page: their session ends.
   await page.goto("/console/team");
-  await page.getByRole("link", { name: `Remove ${member.email}` }).click();
+  await clickAndLoad(page, page.getByRole("link", { name: `Remove ${member.email}` }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe(`Remove ${member.email}?`);
   await expectNoSeriousAxeViolations(page);
   expect((await submitForm(page, page.getByRole("button", { name: "Remove user" }))).status()).toBe(303);

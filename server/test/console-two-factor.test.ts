@@ -10,6 +10,8 @@ import { Secret, TOTP } from "otpauth";
 import type { Router } from "express";
 import {
   acceptInviteOverHttp,
+  BROWSER_TEST_TIMEOUT_MS,
+  clickAndLoad,
   createConsoleUser,
   expectNoSeriousAxeViolations,
   submitForm,
@@ -22,6 +24,8 @@ import { SECOND_FACTOR_LIMITS } from "../src/console/failure-limits";
 import { createCompany } from "../src/services/companies";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
 import { inviteUser } from "../src/services/users";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 const env = useConsoleTestServer("owner", () => startTestServer());
 const db = () => env.t.server.ctx.prisma;
@@ -317,7 +321,7 @@ describe("in a browser", () => {
     await page.getByLabel("Password").fill(user.password);
     await Promise.all([page.waitForURL(/\/console\/keys$/), page.getByRole("button", { name: "Sign in" }).click()]);
 
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Two-factor sign-in" }).click();
+    await clickAndLoad(page, page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Two-factor sign-in" }));
     await expect(page.getByRole("heading", { level: 1, name: "Two-factor sign-in" }).isVisible()).resolves.toBe(true);
     await submitForm(page, page.getByRole("button", { name: "Set up two-factor sign-in" }));
     await expect(page.getByRole("img", { name: /QR code/ }).isVisible()).resolves.toBe(true);
@@ -351,5 +355,5 @@ describe("in a browser", () => {
     await Promise.all([page.waitForURL(/\/console\/keys$/), page.getByRole("button", { name: "Verify" }).click()]);
     await expect(page.getByRole("heading", { level: 1, name: "API keys" }).isVisible()).resolves.toBe(true);
     await context.close();
-  }, 60_000);
+  }, BROWSER_TEST_TIMEOUT_MS);
 });

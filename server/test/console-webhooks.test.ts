@@ -10,9 +10,11 @@ import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { EndpointInputSchema, createEndpoint } from "../src/services/webhook-endpoints";
-import { createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, updateScreenshot, type ConsoleUser } from "./helpers/console-browser";
+import { BROWSER_SETUP_TIMEOUT_MS, BROWSER_TEST_TIMEOUT_MS, clickAndLoad, type ConsoleUser, createConsoleUser, expectNoSeriousAxeViolations, launchBrowser, signIn, submitForm, updateScreenshot } from "./helpers/console-browser";
 import { startReceiver, type Receiver } from "./helpers/receiver";
 import { startTestServer, type TestServer } from "./helpers/test-server";
+
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 process.env.WEBHOOK_RETRY_BASE_MS = "20";
 
@@ -53,7 +55,7 @@ beforeAll(async () => {
   admin = await createConsoleUser(t, "admin");
   member = await createConsoleUser(t, "member");
   adminPage = await signIn(browser, t.url, admin);
-}, 60_000);
+}, BROWSER_SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -66,12 +68,12 @@ describe("webhook endpoints", () => {
     const page = adminPage;
     await page.goto("/console/webhooks");
     await expectNoSeriousAxeViolations(page);
-    await page.getByRole("link", { name: "Add an endpoint" }).click();
+    await clickAndLoad(page, page.getByRole("link", { name: "Add an endpoint" }));
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Add a webhook endpoint");
     await expectNoSeriousAxeViolations(page);
 
     // Nothing filled in: both problems are listed and linked to their fields.
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Add endpoint" }).click()]);
+    const refused = await submitForm(page, page.getByRole("button", { name: "Add endpoint" }));
     expect(refused.status()).toBe(400);
     const summary = page.locator(".error-summary");
     await expect(summary.getByRole("link", { name: "Enter the endpoint URL." }).getAttribute("href")).resolves.toBe("#target_url");
@@ -82,14 +84,14 @@ describe("webhook endpoints", () => {
     await page.getByLabel("Description (optional)").fill("CRM sync");
     await page.getByLabel("item.created").check();
     await page.getByLabel("task.completed").check();
-    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Add endpoint" }));
     await page.waitForURL(/\/console\/webhooks\/[0-9a-f-]{36}$/);
     endpointUrl = new URL(page.url()).pathname;
     await expect(page.getByRole("status").innerText()).resolves.toContain("added");
     await expect(page.getByText("item.created, task.completed").isVisible()).resolves.toBe(true);
     await expectNoSeriousAxeViolations(page);
 
-    await page.getByRole("button", { name: "Reveal signing secret" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Reveal signing secret" }));
     secret = await page.getByLabel("Signing secret").inputValue();
     expect(secret).toMatch(/^whsec_/);
     await page.goto(endpointUrl); // shown once: gone on the next view
@@ -106,12 +108,12 @@ describe("webhook endpoints", () => {
     await expectNoSeriousAxeViolations(page);
     await updateScreenshot(page, "console-webhooks.png");
 
-    await row.getByRole("link", { name: /Details/ }).click();
+    await clickAndLoad(page, row.getByRole("link", { name: /Details/ }));
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Delivery of item.created");
     await expect(page.getByLabel("Request body").innerText()).resolves.toContain('"name": "Console Deal"');
     await expect(page.getByRole("row", { name: /webhook-signature/ }).innerText()).resolves.toContain(received.headers["webhook-signature"]!);
     await expectNoSeriousAxeViolations(page);
-    await page.getByRole("button", { name: "Resend delivery" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Resend delivery" }));
     await expect(page.getByRole("status").innerText()).resolves.toContain("queued");
     await rx.waitFor(() => requestsTo("/crm").length === 2, "the resent delivery");
     expect(requestsTo("/crm")[1]!.headers["webhook-id"]).toBe(received.headers["webhook-id"]);
@@ -121,7 +123,7 @@ describe("webhook endpoints", () => {
     const page = adminPage;
     await page.goto(endpointUrl);
     await page.getByLabel("Event", { exact: true }).selectOption("task.completed");
-    await page.getByRole("button", { name: "Send test event" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Send test event" }));
     await expect(page.getByRole("status").innerText()).resolves.toContain("Test event sent");
     await rx.waitFor(() => requestsTo("/crm").some((r) => r.headers["x-webhook-event"] === "task.completed"), "the test event");
     const test = requestsTo("/crm").find((r) => r.headers["x-webhook-event"] === "task.completed")!;
@@ -132,21 +134,21 @@ describe("webhook endpoints", () => {
   it("pauses (nothing is sent), resumes, rotates the secret and records it all in the audit log", async () => {
     const page = adminPage;
     await page.goto(endpointUrl);
-    await page.getByRole("button", { name: "Pause endpoint" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Pause endpoint" }));
     await expect(page.getByText(/paused since/).isVisible()).resolves.toBe(true);
     await expectNoSeriousAxeViolations(page);
     const before = requestsTo("/crm").length;
     await createItem("While Paused");
     await new Promise((r) => setTimeout(r, 500));
     expect(requestsTo("/crm")).toHaveLength(before);
-    await page.getByRole("button", { name: "Resume endpoint" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Resume endpoint" }));
     await expect(page.getByText(/paused since/).count()).resolves.toBe(0);
     await createItem("After Resume");
     await rx.waitFor(() => requestsTo("/crm").length === before + 1, "the delivery after resume");
 
-    await page.getByRole("button", { name: "Rotate signing secret" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Rotate signing secret" }));
     await expect(page.getByRole("status").innerText()).resolves.toContain("24 hours");
-    await page.getByRole("button", { name: "Reveal signing secret" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Reveal signing secret" }));
     await expect(page.getByRole("status").innerText()).resolves.toContain("previous secret also signs");
     const rotated = await page.getByLabel("Signing secret").inputValue();
     expect(rotated).not.toBe(secret);
@@ -164,11 +166,11 @@ describe("webhook endpoints", () => {
     const page = adminPage;
     await page.goto(endpointUrl);
     await page.getByLabel("Outcome").selectOption("failed");
-    await page.getByRole("button", { name: "Show deliveries" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Show deliveries" }));
     expect(page.url()).toContain("outcome=failed");
     await expect(page.getByText("No deliveries with this outcome").isVisible()).resolves.toBe(true);
     await page.getByLabel("Outcome").selectOption("delivered");
-    await page.getByRole("button", { name: "Show deliveries" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Show deliveries" }));
     const outcomes = await page.locator("main table tbody tr td:nth-child(3)").allInnerTexts();
     expect(outcomes.length).toBeGreaterThan(0);
     expect(new Set(outcomes)).toEqual(new Set(["Delivered"]));
@@ -181,7 +183,7 @@ describe("webhook endpoints", () => {
     await expectNoSeriousAxeViolations(page);
     await page.getByLabel("Description (optional)").fill("CRM sync v2");
     await page.getByLabel("item.updated").check();
-    await page.getByRole("button", { name: "Save endpoint" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Save endpoint" }));
     await page.waitForURL((u) => u.pathname === endpointUrl);
     await expect(page.getByText("item.created, item.updated, task.completed").isVisible()).resolves.toBe(true);
     await expect(page.getByText("CRM sync v2").isVisible()).resolves.toBe(true);
@@ -196,13 +198,13 @@ describe("REST hooks made through the API", () => {
     await page.goto("/console/webhooks");
     const row = page.getByRole("row", { name: new RegExp(`${rx.url}/zap`) });
     await expect(row.innerText()).resolves.toContain("REST hook (API)");
-    await row.getByRole("link", { name: `${rx.url}/zap` }).click();
+    await clickAndLoad(page, row.getByRole("link", { name: `${rx.url}/zap` }));
     await expect(page.getByRole("button", { name: "Reveal signing secret" }).count()).resolves.toBe(0);
     await expect(page.getByRole("button", { name: "Pause endpoint" }).count()).resolves.toBe(0);
     await expectNoSeriousAxeViolations(page);
-    await page.getByRole("link", { name: "Delete REST hook" }).click();
+    await clickAndLoad(page, page.getByRole("link", { name: "Delete REST hook" }));
     await expectNoSeriousAxeViolations(page);
-    await page.getByRole("button", { name: "Delete webhook" }).click();
+    await clickAndLoad(page, page.getByRole("button", { name: "Delete webhook" }));
     await page.waitForURL(/\/console\/webhooks$/);
     await expect(page.getByRole("status").innerText()).resolves.toContain("deleted");
     expect((await t.request("GET", "/v1/ext/webhooks")).body).toEqual([]);

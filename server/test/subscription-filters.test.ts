@@ -141,6 +141,28 @@ describe("subscription filters", () => {
       expect(await deliveries(created)).toBe(1);
     });
 
+    it("pipeline_id on the task.updated that unlinks a deleted item's tasks: the pipeline they were linked to", async () => {
+      const salesTasks = await subscribed("task.updated", { pipeline_id: sales().id });
+      const supportTasks = await subscribed("task.updated", { pipeline_id: support.id });
+      const unfiltered = await subscribed("task.updated");
+      const item = await createItem(sales());
+      const tasks = [await createTask({ item_id: item.item_id }), await createTask({ item_id: item.item_id })];
+      const kept = await createTask({ item_id: (await createItem(support)).item_id });
+      expect((await t.request("DELETE", `/v1/ext/items/${item.item_id}`, undefined, key)).status).toBe(204);
+      expect([await deliveries(salesTasks), await deliveries(supportTasks), await deliveries(unfiltered)]).toEqual([2, 0, 2]);
+      const sent = await t.server.ctx.prisma.webhookDelivery.findMany({ where: { subscriptionId: salesTasks }, select: { event: { select: { type: true, resourceId: true, payload: true } } } });
+      expect(sent.map((d) => d.event.resourceId).sort()).toEqual(tasks.map((task) => task.task_id).sort());
+      for (const { event } of sent) {
+        expect(event.type).toBe("task.updated");
+        expect(event.payload).toMatchObject({ item_id: null, changed_fields: ["item_id"], previous: { item_id: item.item_id } });
+      }
+      // Afterwards the tasks have no item: their next change matches no pipeline filter (CONTRACT), the other
+      // pipeline's task still matches its own.
+      await patchTask(tasks[0].task_id, { title: "Loose now" });
+      await patchTask(kept.task_id, { title: "Still linked" });
+      expect([await deliveries(salesTasks), await deliveries(supportTasks), await deliveries(unfiltered)]).toEqual([2, 1, 4]);
+    });
+
     it("writes no delivery row for an excluded event even when every subscription of the company excludes it", async () => {
       const ids = [];
       for (let i = 0; i < 5; i++) ids.push(await subscribed("item.created", { pipeline_id: support.id }));

@@ -159,7 +159,7 @@ describe('Stageline Trigger: filters and new events', () => {
 		expect(events.options).toContainEqual(expect.objectContaining({ name: 'Item Deleted', value: 'item.deleted' }));
 	});
 
-	it('subscribes each event with its server-side filter: pipeline and stage for item events, each kind of field for its update event', async () => {
+	it('subscribes each event with its server-side filter: pipeline for every event, stage for item events, each kind of field for its update event', async () => {
 		const s = setup(['item.updated', 'item.deleted', 'task.updated', 'task.created'], {
 			pipelineId: 'p1',
 			stageId: 's2',
@@ -169,14 +169,24 @@ describe('Stageline Trigger: filters and new events', () => {
 		expect(hooks.subscriptions.map((x) => [x.event, x.filter])).toEqual([
 			['item.updated', { pipeline_id: 'p1', stage_id: 's2', fields: ['deal_value', 'stage'] }],
 			['item.deleted', { pipeline_id: 'p1', stage_id: 's2' }],
-			['task.updated', { fields: ['due_at'] }],
-			['task.created', null],
+			['task.updated', { pipeline_id: 'p1', fields: ['due_at'] }],
+			['task.created', { pipeline_id: 'p1' }],
 		]);
 	});
 
 	it('no options: no filter member at all (every event, as before)', async () => {
 		await methods.create.call(hookContext(setup(['item.created'], {})));
 		expect(hooks.subscriptions.map((x) => x.filter)).toEqual([null]);
+	});
+
+	it('a task hook made when the Pipeline did not apply to task events is replaced by one with the pipeline filter', async () => {
+		const staticData: IDataObject = {};
+		await methods.create.call(hookContext(setup(['task.completed'], {}, staticData)));
+		expect(hooks.subscriptions.map((x) => x.filter)).toEqual([null]);
+		const withPipeline = setup(['task.completed'], { pipelineId: 'p1' }, staticData);
+		await expect(methods.checkExists.call(hookContext(withPipeline))).resolves.toBe(false);
+		await methods.create.call(hookContext(withPipeline));
+		expect(hooks.subscriptions.map((x) => x.filter)).toEqual([{ pipeline_id: 'p1' }]);
 	});
 
 	it('a restart with the same options finds the hooks; changed options subscribe again with the new filter', async () => {
@@ -196,11 +206,12 @@ describe('Stageline Trigger: filters and new events', () => {
 		expect(hooks.requests).toEqual([]);
 	});
 
-	it('filter rules: task events ignore pipeline and stage; item fields never reach task.updated', () => {
-		const params = { pipelineId: 'p1', stageId: '', changedFields: ['item:name'] };
-		expect(subscriptionFilter('task.completed', params)).toBeUndefined();
-		expect(subscriptionFilter('task.updated', params)).toBeUndefined();
-		expect(subscriptionFilter('item.stage_changed', params)).toEqual({ pipeline_id: 'p1' });
+	it('filter rules: task events take the pipeline but never the stage; item fields never reach task.updated', () => {
+		const params = { pipelineId: 'p1', stageId: 's2', changedFields: ['item:name'] };
+		expect(subscriptionFilter('task.completed', params)).toEqual({ pipeline_id: 'p1' });
+		expect(subscriptionFilter('task.updated', params)).toEqual({ pipeline_id: 'p1' });
+		expect(subscriptionFilter('item.stage_changed', params)).toEqual({ pipeline_id: 'p1', stage_id: 's2' });
+		expect(subscriptionFilter('task.created', { pipelineId: '', stageId: '', changedFields: ['item:name'] })).toBeUndefined();
 		expect(filterKey({ fields: ['b', 'a'] })).toBe(filterKey({ fields: ['a', 'b'] }));
 		expect(filterKey(null)).toBe('');
 	});

@@ -69,3 +69,20 @@ it('offers All Pipelines, then the pipelines of the key, in the Pipeline dropdow
 	expect(options[0]).toEqual({ name: 'All Pipelines', value: '' });
 	expect(options.slice(1).map((o) => o.name)).toEqual(['Sales']);
 });
+
+it('with a Pipeline chosen, task events of tasks linked to its items start the workflow, a task without an item does not', async () => {
+	const pipeline = (await stagelineApi(stageline, 'GET', '/v1/ext/pipelines')).body[0] as { id: string };
+	const stage = (await stagelineApi(stageline, 'GET', `/v1/ext/pipelines/${pipeline.id}/stages`)).body[0] as { id: string };
+	const tasks: HookSetup = { ...setup, events: ['task.created'], staticData: {}, parameters: { pipelineId: pipeline.id } };
+	await expect(trigger.webhookMethods.default.create.call(hookContext(tasks))).resolves.toBe(true);
+	const item = await stagelineApi(stageline, 'POST', '/v1/ext/items', { name: 'Task holder', pipeline_id: pipeline.id, stage_id: stage.id });
+	const loose = await stagelineApi(stageline, 'POST', '/v1/ext/tasks', { title: 'Loose task', due_at: '2026-03-01T09:30:00Z', assigned_to: 'ada' });
+	const linked = await stagelineApi(stageline, 'POST', '/v1/ext/tasks', { title: 'Linked task', due_at: '2026-03-01T09:30:00Z', assigned_to: 'ada', item_id: item.body.item_id });
+	expect([item.status, loose.status, linked.status]).toEqual([201, 201, 201]);
+	const delivery = await receiver.waitFor('task.created', linked.body.task_id);
+	const run = await trigger.webhook.call(webhookContext(delivery, { events: tasks.events, pipelineId: pipeline.id }, tasks.staticData as IDataObject, {}));
+	expect(run.workflowData?.[0]?.[0]?.json).toMatchObject({ event: 'task.created', task_id: linked.body.task_id, item_id: item.body.item_id });
+	// One subscription delivers in commit order: the loose task, created first, would have arrived before.
+	expect(receiver.deliveries.filter((d) => d.rawBody.toString('utf8').includes(loose.body.task_id))).toEqual([]);
+	await expect(trigger.webhookMethods.default.delete.call(hookContext(tasks))).resolves.toBe(true);
+});

@@ -60,7 +60,7 @@ export class StagelineTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
 				default: '',
 				description:
-					'Only item events of this pipeline start the workflow (task events always do); All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Only events of this pipeline start the workflow: item events of its items, task events of tasks linked to one of its items (a task without an item then never starts it). All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Stage Name or ID',

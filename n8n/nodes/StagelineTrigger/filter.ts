@@ -1,10 +1,10 @@
 /**
  * The server-side filter of each subscription the trigger makes (CONTRACT "Subscription filters (REST hooks)"), from
- * the node's parameters: Pipeline (item events: items of that pipeline), Stage (item events: items in that stage after
- * the change; needs the pipeline) and "Only When These Fields Change" (values `item:<field>` apply to Item Updated,
- * `task:<field>` to Task Updated). Stageline then sends only the events the workflow wants: a filtered-out event
- * creates no delivery, so the node no longer filters after delivery. Task events keep their meaning of before:
- * the Pipeline does not narrow them (a task need not be linked to an item). Pure.
+ * the node's parameters: Pipeline (item events: items of that pipeline; task events: tasks linked to an item of it, so
+ * a task without an item does not start the workflow when a Pipeline is chosen), Stage (item events: items in that
+ * stage after the change; needs the pipeline) and "Only When These Fields Change" (values `item:<field>` apply to
+ * Item Updated, `task:<field>` to Task Updated). Stageline then sends only the events the workflow wants: a
+ * filtered-out event creates no delivery, so the node does not filter after delivery. Pure.
  */
 import type { EventName, WebhookFilter } from '@stageline/shared';
 
@@ -59,9 +59,9 @@ export function filterParameters(get: (name: string, fallback: unknown) => unkno
  */
 export function subscriptionFilter(event: EventName, params: FilterParameters): WebhookFilter | undefined {
 	const filter: WebhookFilter = {};
+	if (params.pipelineId !== '') filter.pipeline_id = params.pipelineId;
 	if (event.startsWith('item.')) {
 		if (params.stageId !== '' && params.pipelineId === '') throw new Error('Choose the Pipeline of the Stage: Stageline filters by a stage of one pipeline.');
-		if (params.pipelineId !== '') filter.pipeline_id = params.pipelineId;
 		if (params.stageId !== '') filter.stage_id = params.stageId;
 	}
 	const prefix = FIELD_PREFIX[event];

@@ -65,7 +65,8 @@ export type ItemDeletionOutcome =
  * 4. replaces the stored Idempotency-Key responses that hold its values (its create's, found by `location`, and an
  *    upsert's, found by `item_id`) with `erasedReplay` (410),
  *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row, and writes the events with one
- *    delivery per subscriber (outbox). An `item.deleted` that no active subscription receives (none subscribed, or
+ *    delivery per subscriber (outbox); a subscription filtered by pipeline gets the tasks' `task.updated` when the
+ *    deleted item was in that pipeline (the pipeline the tasks were linked to; their bodies carry `item_id: null`). An `item.deleted` that no active subscription receives (none subscribed, or
  *    every filter excludes it) is erased right after, in the same transaction; otherwise its body is erased when
  *    its last delivery ends (db/event-erasure.ts).
  * @returns `deleted` with the locked item and tasks and the deliveries queued; else why nothing was written.
@@ -84,7 +85,7 @@ export function deleteItemAndErase(prisma: PrismaClient, deletion: ItemDeletion)
     const events = deletion.events(item, tasks);
     await lockQueuesOfPendingDeliveries(q, deletion);
     await eraseEarlierEvents(q, deletion);
-    const deliveries = await deleteAndWriteEvents(q, deletion, tasks, events);
+    const deliveries = await deleteAndWriteEvents(q, deletion, item.pipeline.id, tasks, events);
     return { deleted: true, item, tasks, deliveries };
   });
 }
@@ -140,10 +141,14 @@ async function eraseEarlierEvents(q: TransactionQuery, deletion: ItemDeletion): 
   );
 }
 
-/** Step 4 of `deleteItemAndErase`. @returns the number of deliveries queued. */
+/**
+ * Step 4 of `deleteItemAndErase`; `pipelineId` is the locked item's pipeline, which the fan-out gives the unlinked
+ * tasks' events. @returns the number of deliveries queued.
+ */
 async function deleteAndWriteEvents(
   q: TransactionQuery,
   deletion: ItemDeletion,
+  pipelineId: string,
   tasks: StoredTask[],
   events: DeletionEvent[],
 ): Promise<number> {
@@ -172,7 +177,7 @@ async function deleteAndWriteEvents(
        WHERE EXISTS (SELECT 1 FROM gone)
        ORDER BY e.n
        RETURNING id, type, seq, payload
-     ), ${fanOutCtes("new_events", "$1")}
+     ), ${fanOutCtes("new_events", "$1", "$21")}
      SELECT (SELECT count(*) FROM gone)::int AS deleted, (SELECT count(*) FROM queued)::int AS deliveries,
        (SELECT count(*) FROM replays)::int AS replays, (SELECT count(*) FROM audited)::int AS audited`,
     [
@@ -196,6 +201,7 @@ async function deleteAndWriteEvents(
       a.targetLabel,
       a.ip,
       JSON.stringify(a.details),
+      pipelineId,
     ],
   );
   // An `item.deleted` that no active subscription's filter let through has no delivery to wait for: erase it now,

@@ -35,7 +35,9 @@ const WAKEUPS_CTE = `woken AS (
  * at all. What the filter compares comes from the event body itself (`fan_events`), so every event of every write
  * path is filtered alike:
  * - `filter_pipeline_id`: an item event's `pipeline_id`; a task event's linked item's pipeline (`item_id` looked up
- *   in the company's items in this statement's snapshot; a task without an item matches no pipeline filter);
+ *   in the company's items in this statement's snapshot; a task without an item matches no pipeline filter), or,
+ *   for a task event whose body has no `item_id`, the pipeline given by `unlinkedTaskPipelineParam` when the
+ *   statement passes one (an item deletion: the pipeline of the item its tasks were linked to);
  * - `filter_stage_id`: an item event's `stage_id` (the stage after the change);
  * - `filter_fields` (non-empty): overlaps the event's `changed_fields`.
  * Cost: the company's subscriptions are read through the partial expression index
@@ -47,11 +49,15 @@ const WAKEUPS_CTE = `woken AS (
  * committed first (the subscription is skipped) or waits for this commit and then removes the new delivery with its
  * subscription (ON DELETE CASCADE) — never a foreign-key failure of the change itself.
  */
-export function fanOutCtes(eventsCte: string, companyParam: string): string {
+export function fanOutCtes(eventsCte: string, companyParam: string, unlinkedTaskPipelineParam?: string): string {
+  const linkedItemPipeline = `(SELECT fi.pipeline_id FROM items fi WHERE fi.id = (e.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})`;
+  const taskPipeline = unlinkedTaskPipelineParam
+    ? `CASE WHEN e.payload::json ->> 'item_id' IS NULL THEN ${unlinkedTaskPipelineParam}::text ELSE ${linkedItemPipeline} END`
+    : linkedItemPipeline;
   return `fan_events AS MATERIALIZED (
        SELECT e.id, e.type, e.seq,
          CASE WHEN e.type LIKE 'task.%'
-           THEN (SELECT fi.pipeline_id FROM items fi WHERE fi.id = (e.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})
+           THEN ${taskPipeline}
            ELSE e.payload::json ->> 'pipeline_id' END AS pipeline_id,
          CASE WHEN e.type LIKE 'item.%' THEN e.payload::json ->> 'stage_id' END AS stage_id,
          ARRAY(SELECT json_array_elements_text(

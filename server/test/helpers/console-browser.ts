@@ -106,6 +106,9 @@ export interface AxeViolation {
  */
 export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
   axeSource ??= fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  // The page a test navigated to must have loaded (callers wait for their navigations: `clickAndLoad`, `submitForm`,
+  // `page.goto`, `page.waitForURL`); this guards the document itself, never an old page.
+  await page.waitForLoadState("load");
   await page.evaluate(axeSource);
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: AxeViolation[] }> } }).axe;
@@ -147,15 +150,36 @@ export function csrfTokenOf(page: Page): Promise<string> {
 }
 
 /**
+ * Waits until the page's main frame commits its next navigation, then until that new document has loaded. Start it
+ * BEFORE the action that navigates (`Promise.all`): started after, it could miss the commit, and a bare
+ * `waitForLoadState` resolves at once on the old page (already loaded) while the new one is still on its way, so a
+ * locator or axe-core would then read the old page, or a document torn down mid-evaluation.
+ */
+async function nextPageLoaded(page: Page): Promise<void> {
+  await page.waitForEvent("framenavigated", { predicate: (frame) => frame === page.mainFrame() });
+  await page.waitForLoadState("load");
+}
+
+/**
+ * Clicks `target` (a link, or a button that submits a form) and waits until the page it leads to has loaded (after a
+ * redirect, the next page), so what the test does next sees that page. For clicks that do not navigate (a script's
+ * button) use `target.click()`.
+ * @throws playwright's TimeoutError when the click does not navigate.
+ */
+export async function clickAndLoad(page: Page, target: Locator): Promise<void> {
+  await Promise.all([nextPageLoaded(page), target.click()]);
+}
+
+/**
  * Clicks a form's submit button and waits until the page the form led to has loaded (after a redirect, the next
  * page). @returns the HTTP response of the form's POST (its status: 303 on success, 400 with errors, 403, 404).
  */
 export async function submitForm(page: Page, button: Locator): Promise<Response> {
   const [response] = await Promise.all([
     page.waitForResponse((r) => r.request().method() === "POST" && r.request().resourceType() === "document"),
+    nextPageLoaded(page),
     button.click(),
   ]);
-  await page.waitForLoadState("load");
   return response;
 }
 
@@ -203,6 +227,21 @@ export async function acceptInviteOverHttp(
   return { status: res.status, text: await res.text(), sessionCookie: session ? session.split(";")[0]! : null, csrfCookie, csrfToken };
 }
 
+/**
+ * Deadline (ms) of a browser test file's beforeAll: a test server, Chromium and a signed-in page. About 5 s on an
+ * idle machine, but over 60 s was seen with a dozen other test processes on two cores (the whole file then fails
+ * without having tested anything): the deadline is for a stuck setup, not a measure of speed.
+ */
+export const BROWSER_SETUP_TIMEOUT_MS = 180_000;
+
+/**
+ * Deadline (ms) of one browser test (`jest.setTimeout` in each browser test file): a test walks through several pages
+ * with axe-core on each. The longest (console-webhooks' first) takes about 10 s on an idle machine and 21-29 s with a
+ * dozen test processes on two cores, too close to jest's 30 s; a test that times out also leaves its page busy for
+ * the next test of the file. Like BROWSER_SETUP_TIMEOUT_MS, it catches a stuck test and measures nothing.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 120_000;
+
 /** What `useConsoleTestServer` gives a test file once its beforeAll has run. */
 export interface ConsoleTestEnv {
   t: TestServer;
@@ -221,7 +260,7 @@ export function useConsoleTestServer(role: Role, start: () => Promise<TestServer
     env.t = await start();
     env.browser = await launchBrowser();
     env.user = await createConsoleUser(env.t, role);
-  }, 60_000);
+  }, BROWSER_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await env.browser?.close();
     await env.t?.close();
