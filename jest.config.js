@@ -28,9 +28,12 @@ module.exports = {
   // 2-core machine, a whole warm PGlite pass: 430 s with two workers, 366 s with three (docs/testing.md, issue 27).
   // JEST_MAX_WORKERS overrides it (1 = in band, for debugging).
   maxWorkers: Number(process.env.JEST_MAX_WORKERS) || Math.max(3, os.cpus().length + 1),
-  // A worker's heap keeps growing file after file (PGlite's WebAssembly memories: about 10 GB RSS after 50 files was
-  // seen): a worker above this after a file is replaced by a fresh one, so two workers stay well inside the machine.
-  workerIdleMemoryLimit: '2GB',
+  // A worker's memory keeps growing file after file (PGlite's WebAssembly memories: about 10 GB RSS after 50 files was
+  // seen; three workers at 8.1 + 5.7 + 8.5 GB got one OOM-killed on this 24 GB machine). jest compares this limit with
+  // the worker's V8 heapUsed after each file (jest-worker processChild.js), which does not count WebAssembly memory,
+  // so a limit of gigabytes never fired: 200 MB of heap, which a worker passes after almost any file that started a
+  // test server, replaces such a worker by a fresh process, and its PGlite memory goes with it.
+  workerIdleMemoryLimit: '200MB',
   projects: [
     { ...base, displayName: 'shared', testMatch: ['<rootDir>/shared/src/**/*.test.ts'] },
     { ...base, displayName: 'server', testMatch: ['<rootDir>/server/src/**/*.test.ts', '<rootDir>/server/test/**/*.test.ts'] },
