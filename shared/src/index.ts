@@ -19,3 +19,5 @@ export * from "./pipelines";
 export * from "./webhooks";
 export * from "./me";
 export * from "./admin";
+export * from "./notes";
+export * from "./users";
