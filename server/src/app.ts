@@ -29,6 +29,7 @@ import { meRouter } from "./routes/me";
 import { openApiRouter } from "./routes/openapi";
 import { pipelinesRouter } from "./routes/pipelines";
 import { tasksRouter } from "./routes/tasks";
+import { usersRouter } from "./routes/users";
 import { webhooksRouter } from "./routes/webhooks";
 
 /** Builds the app for `ctx`. */
@@ -79,6 +80,7 @@ export function createApp(ctx: AppContext): Express {
   ext.use(pipelinesRouter(ctx));
   ext.use(itemsRouter(ctx));
   ext.use(tasksRouter(ctx));
+  ext.use(usersRouter(ctx));
   ext.use(webhooksRouter(ctx));
   ext.use(notFoundHandler);
   app.use("/v1/ext", ext);

@@ -13,6 +13,7 @@ import {
 } from "./fields";
 import { CursorSchema, LimitSchema } from "./pagination";
 import { queryParam, queryParams } from "./query-params";
+import { UserSchema } from "./users";
 
 /** Spec "Task (response)": allowed values of `priority`. */
 export const TASK_PRIORITIES = ["none", "low", "medium", "high", "urgent"] as const;
@@ -28,7 +29,8 @@ const timestamp = z.iso.datetime({ offset: true });
 
 /**
  * Spec "Task (response)" + CONTRACT "Responses" (`duration_minutes`, `reminder_minutes` returned, number or null;
- * `created_by` is the id of the creating API key) and "Tasks" (`completed_at` follows `is_completed`).
+ * `created_by` is the id of the creating API key) and "Tasks" (`completed_at` follows `is_completed`), and "People":
+ * `assignee` is the company's console user whose `user_id` equals `assigned_to`, else null.
  * The body of GET /tasks (array), GET /tasks/{task_id}, create (201), update (200) and task event payloads.
  */
 export const TaskSchema = z.object({
@@ -40,6 +42,7 @@ export const TaskSchema = z.object({
   is_completed: z.boolean(),
   task_type: z.enum(TASK_TYPES),
   assigned_to: z.string(),
+  assignee: UserSchema.nullable(),
   created_by: z.string(),
   item_id: z.string().nullable(),
   completed_at: timestamp.nullable(),

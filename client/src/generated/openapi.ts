@@ -406,6 +406,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ext/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List users
+         * @description The company's console users (no role, no security state), by display `name` (users without one last), then `email`. A task whose `assigned_to` is a `user_id` shows that user as its `assignee`. Keyset pagination: follow the `Link` header's `next` URL.
+         *
+         *     Any valid API key.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ext/me": {
         parameters: {
             query?: never;
@@ -654,6 +676,11 @@ export interface components {
             /** @enum {string} */
             task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
             assigned_to: string;
+            assignee: {
+                user_id: string;
+                name: string | null;
+                email: string;
+            } | null;
             created_by: string;
             item_id: string | null;
             completed_at: string | null;
@@ -724,6 +751,11 @@ export interface components {
             /** @enum {string} */
             task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
             assigned_to: string;
+            assignee: {
+                user_id: string;
+                name: string | null;
+                email: string;
+            } | null;
             created_by: string;
             item_id: string | null;
             completed_at: string | null;
@@ -2051,7 +2083,12 @@ export interface operations {
                      *         "priority": "high",
                      *         "is_completed": false,
                      *         "task_type": "call",
-                     *         "assigned_to": "sales-team",
+                     *         "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "assignee": {
+                     *           "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *           "name": "Ada Lovelace",
+                     *           "email": "ada@example.com"
+                     *         },
                      *         "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
                      *         "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
                      *         "completed_at": null,
@@ -2137,7 +2174,12 @@ export interface operations {
                      *       "priority": "high",
                      *       "is_completed": false,
                      *       "task_type": "call",
-                     *       "assigned_to": "sales-team",
+                     *       "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *       "assignee": {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       },
                      *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
                      *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
                      *       "completed_at": null,
@@ -2193,7 +2235,12 @@ export interface operations {
                      *       "priority": "high",
                      *       "is_completed": false,
                      *       "task_type": "call",
-                     *       "assigned_to": "sales-team",
+                     *       "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *       "assignee": {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       },
                      *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
                      *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
                      *       "completed_at": null,
@@ -2273,7 +2320,12 @@ export interface operations {
                      *       "priority": "high",
                      *       "is_completed": false,
                      *       "task_type": "call",
-                     *       "assigned_to": "sales-team",
+                     *       "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *       "assignee": {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       },
                      *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
                      *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
                      *       "completed_at": null,
@@ -2935,7 +2987,12 @@ export interface operations {
                      *       "priority": "high",
                      *       "is_completed": false,
                      *       "task_type": "call",
-                     *       "assigned_to": "sales-team",
+                     *       "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *       "assignee": {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       },
                      *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
                      *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
                      *       "completed_at": null,
@@ -2958,6 +3015,11 @@ export interface operations {
                         /** @enum {string} */
                         task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
                         assigned_to: string;
+                        assignee: {
+                            user_id: string;
+                            name: string | null;
+                            email: string;
+                        } | null;
                         created_by: string;
                         item_id: string | null;
                         completed_at: string | null;
@@ -2979,6 +3041,53 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             402: components["responses"]["SubscriptionInactive"];
             403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        user_id: string;
+                        name: string | null;
+                        email: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
@@ -3244,6 +3353,11 @@ export interface operations {
                     /** @enum {string} */
                     task_type: "to_do" | "call" | "email" | "meeting" | "follow_up";
                     assigned_to: string;
+                    assignee: {
+                        user_id: string;
+                        name: string | null;
+                        email: string;
+                    } | null;
                     created_by: string;
                     item_id: string | null;
                     completed_at: string | null;

@@ -109,8 +109,13 @@ export function taskBodyFrom(inputData: Readonly<Record<string, unknown>>): Reco
   });
 }
 
-/** Label and type of every Task field; typed over the contract's Task, so a field added there must be labelled here. */
-export const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'label' | 'type'> } = {
+/**
+ * Label and type of every Task field; typed over the contract's Task, so a field added there must be labelled here.
+ * `assignee` (an object or null) is listed as its members, which Zapier flattens to `assignee__user_id` etc.
+ */
+export const TASK_FIELD_LABELS: { [K in Exclude<keyof Task, 'assignee'>]-?: Pick<PlainOutputField, 'label' | 'type'> } & {
+  assignee: PlainOutputField[];
+} = {
   task_id: { label: 'Task ID', type: 'string' },
   title: { label: 'Title', type: 'string' },
   description: { label: 'Description', type: 'string' },
@@ -119,6 +124,11 @@ export const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'l
   is_completed: { label: 'Completed', type: 'boolean' },
   task_type: { label: 'Task Type', type: 'string' },
   assigned_to: { label: 'Assigned To', type: 'string' },
+  assignee: [
+    { key: 'assignee__user_id', label: 'Assignee User ID', type: 'string' },
+    { key: 'assignee__name', label: 'Assignee Name', type: 'string' },
+    { key: 'assignee__email', label: 'Assignee Email', type: 'string' },
+  ],
   created_by: { label: 'Created By (API Key ID)', type: 'string' },
   item_id: { label: 'Item ID', type: 'string' },
   completed_at: { label: 'Completed At', type: 'datetime' },
@@ -130,10 +140,9 @@ export const TASK_FIELD_LABELS: { [K in keyof Task]-?: Pick<PlainOutputField, 'l
 };
 
 /** The Task fields as output fields, in the order of the contract's TaskSchema (the order of the API's JSON). */
-export const TASK_FIELD_OUTPUT_FIELDS: PlainOutputField[] = (Object.keys(TaskSchema.shape) as (keyof Task)[]).map((key) => ({
-  key,
-  ...TASK_FIELD_LABELS[key],
-}));
+export const TASK_FIELD_OUTPUT_FIELDS: PlainOutputField[] = (Object.keys(TaskSchema.shape) as (keyof Task)[]).flatMap((key) =>
+  key === 'assignee' ? TASK_FIELD_LABELS.assignee : [{ key, ...TASK_FIELD_LABELS[key] }],
+);
 
 /** Output fields of task steps (Task plus Zapier's `id`). */
 export const TASK_OUTPUT_FIELDS: PlainOutputField[] = [{ key: 'id', label: 'ID (same as Task ID)', type: 'string' }, ...TASK_FIELD_OUTPUT_FIELDS];
@@ -210,7 +219,8 @@ export const TASK_SAMPLE: ZapierTask = {
   priority: 'high',
   is_completed: false,
   task_type: 'call',
-  assigned_to: 'maria@acme.example',
+  assigned_to: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c',
+  assignee: { user_id: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c', name: 'Maria Garcia', email: 'maria@acme.example' },
   created_by: '7d9f1b3c-5e7a-4c9e-b1d3-f5a7c9e1b3d5',
   item_id: '5f0c6a53-8a2e-4b7e-9a51-2f1d0e6c4b11',
   completed_at: null,

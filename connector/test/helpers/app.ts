@@ -121,6 +121,7 @@ export function task(overrides: Partial<Task> = {}): Task {
     is_completed: false,
     task_type: 'to_do',
     assigned_to: 'maria',
+    assignee: null,
     created_by: 'key-1',
     item_id: null,
     completed_at: null,

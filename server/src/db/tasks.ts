@@ -26,6 +26,7 @@ import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import { query, type TransactionQuery } from "./sql";
 import type { TaskRecord } from "./task-record";
+import type { UserCard } from "./users";
 
 /** A Prisma client or an interactive transaction. */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -41,9 +42,13 @@ export interface TaskFilters {
   dueAfter?: Date;
 }
 
-/** A stored task and the version of its row that was read (`xmin`), which `updateTaskWithEvents` checks. */
+/**
+ * A stored task and the version of its row that was read (`xmin`), which `updateTaskWithEvents` checks, with its
+ * assignee: the company's user whose id equals `assigned_to` (null when none), joined in the same read.
+ */
 export interface StoredTask extends TaskRecord {
   rowVersion: string;
+  assignee: UserCard | null;
 }
 
 /** A task row as the raw reads select it; times in milliseconds since the epoch (float8). */
@@ -66,6 +71,9 @@ interface TaskRow {
   reminder_minutes: number | null;
   created_ms: number;
   updated_ms: number;
+  assignee_id: string | null;
+  assignee_name: string | null;
+  assignee_email: string | null;
 }
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::float8`;
@@ -79,7 +87,7 @@ export async function readTask(prisma: PrismaClient, companyId: string, id: stri
   const rows = await query<TaskRow>(
     prisma,
     `SELECT c.id AS company, ${TASK_COLUMNS}
-     FROM companies c LEFT JOIN tasks t ON t.id = $1 AND t.company_id = c.id
+     FROM companies c LEFT JOIN tasks t ON t.id = $1 AND t.company_id = c.id ${ASSIGNEE_JOIN}
      WHERE c.id = $2`,
     [id, companyId],
     { name: "read-task" },
@@ -93,7 +101,11 @@ export async function readTask(prisma: PrismaClient, companyId: string, id: stri
 /** The task columns of `tasks t` as `TaskRow` reads them (but `company`). */
 const TASK_COLUMNS = `t.id, t.xmin::text AS row_version, t.title, t.description, ${ms("t.due_at")} AS due_ms, t.priority,
        t.task_type, t.assigned_to, t.created_by, t.item_id, t.is_completed, ${ms("t.completed_at")} AS completed_ms, t.notes,
-       t.duration_minutes, t.reminder_minutes, ${ms("t.created_at")} AS created_ms, ${ms("t.updated_at")} AS updated_ms`;
+       t.duration_minutes, t.reminder_minutes, ${ms("t.created_at")} AS created_ms, ${ms("t.updated_at")} AS updated_ms,
+       u.id AS assignee_id, u.name AS assignee_name, u.email AS assignee_email`;
+
+/** Joins `users u`: the assignee of `tasks t` (CONTRACT "People"), a user of the task's own company only. */
+const ASSIGNEE_JOIN = `LEFT JOIN users u ON u.id = t.assigned_to AND u.company_id = t.company_id`;
 
 /**
  * The company's tasks linked to item `itemId`, locked `FOR UPDATE` (in id order) inside the transaction of `q`
@@ -101,7 +113,7 @@ const TASK_COLUMNS = `t.id, t.xmin::text AS row_version, t.title, t.description,
  */
 export async function lockTasksOfItem(q: TransactionQuery, companyId: string, itemId: string): Promise<StoredTask[]> {
   const rows = await q<TaskRow & { id: string }>(
-    `SELECT ${TASK_COLUMNS} FROM tasks t WHERE t.company_id = $1 AND t.item_id = $2 ORDER BY t.id FOR UPDATE`,
+    `SELECT ${TASK_COLUMNS} FROM tasks t ${ASSIGNEE_JOIN} WHERE t.company_id = $1 AND t.item_id = $2 ORDER BY t.id FOR UPDATE OF t`,
     [companyId, itemId],
   );
   return rows.map(storedTaskOf);
@@ -127,6 +139,7 @@ function storedTaskOf(row: Omit<TaskRow, "company"> & { id: string }): StoredTas
       reminderMinutes: row.reminder_minutes,
       createdAt: new Date(Number(row.created_ms)),
       updatedAt: new Date(Number(row.updated_ms)),
+      assignee: row.assignee_id === null ? null : { id: row.assignee_id, name: row.assignee_name, email: row.assignee_email! },
   };
 }
 

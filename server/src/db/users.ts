@@ -86,3 +86,55 @@ export async function markInviteAccepted(db: Queryable, id: string, now: Date): 
   const { count } = await db.invite.updateMany({ where: { id, acceptedAt: null }, data: { acceptedAt: now } });
   return count === 1;
 }
+
+/** A user as GET /v1/ext/users and a task's `assignee` show it (CONTRACT "People"): no role, no security state. */
+export interface UserCard {
+  id: string;
+  /** The display name, null until the user sets one. */
+  name: string | null;
+  email: string;
+}
+
+/** A place in the people directory's order (name ascending, nulls last, then email ascending). */
+export interface DirectoryPosition {
+  name: string | null;
+  email: string;
+}
+
+const CARD_SELECT = { id: true, name: true, email: true } as const;
+
+/** Prisma `where` fragment for "users after `after`" in (name asc nulls last, email asc) order; `{}` for the first page. */
+function directoryAfter(after: DirectoryPosition | undefined): Prisma.UserWhereInput {
+  if (!after) return {};
+  if (after.name === null) return { name: null, email: { gt: after.email } };
+  return { OR: [{ name: { gt: after.name } }, { name: after.name, email: { gt: after.email } }, { name: null }] };
+}
+
+/**
+ * One page of company `companyId`'s users in directory order: by `name` ascending in the database's collation, users
+ * without a name last, then by `email` (unique, so the order is total), strictly after `after`. Fetches `take` rows;
+ * callers pass `limit + 1` to learn whether a next page exists. Served by the index (company_id, name, email).
+ */
+export function listUserCards(db: Queryable, companyId: string, after: DirectoryPosition | undefined, take: number): Promise<UserCard[]> {
+  return db.user.findMany({
+    where: { AND: [{ companyId }, directoryAfter(after)] },
+    orderBy: [{ name: { sort: "asc", nulls: "last" } }, { email: "asc" }],
+    select: CARD_SELECT,
+    take,
+  });
+}
+
+/**
+ * The users of company `companyId` among the ids `ids` (duplicates allowed; ids of another company or of no user are
+ * simply absent), in one query; no query at all for an empty list. Used to fill tasks' `assignee` per page.
+ */
+export function findUserCards(db: Queryable, companyId: string, ids: readonly string[]): Promise<UserCard[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return Promise.resolve([]);
+  return db.user.findMany({ where: { companyId, id: { in: unique } }, select: CARD_SELECT });
+}
+
+/** Sets (or, with null, clears) user `id`'s display name; returns the user. */
+export function setUserName(db: Queryable, id: string, name: string | null) {
+  return db.user.update({ where: { id }, data: { name } });
+}

@@ -41,7 +41,6 @@ import { upsertHeaders, upsertItem } from "../services/item-upsert";
 import * as items from "../services/items";
 import { toPage } from "../services/keyset-page";
 import * as pipelines from "../services/pipelines";
-import { toTaskResponse } from "../services/task-format";
 import * as tasks from "../services/tasks";
 import * as hooks from "../services/webhook-subscriptions";
 
@@ -168,7 +167,7 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, request:
       op(["tasks:read"], async () => {
         const { is_completed, ...rest } = request;
         const query = parseInput(TaskListQuerySchema, { ...rest, is_completed: is_completed === undefined ? undefined : String(is_completed) }, "arguments");
-        return pageOf(await tasks.listTasks(ctx, companyId, query), query.limit, toTaskResponse);
+        return pageOf(await tasks.listTasks(ctx, companyId, query), query.limit, (row) => row.task);
       }),
     getTask: (taskId) => op(["tasks:read"], () => tasks.getTask(ctx, companyId, taskId)),
     createTask: (body, key) =>

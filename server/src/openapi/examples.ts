@@ -16,6 +16,7 @@ import type {
   Stage,
   Status,
   Task,
+  User,
   TaskCreate,
   TaskUpdate,
   WebhookDelivery,
@@ -90,6 +91,11 @@ export const taskCreateExample: TaskCreate = {
 
 export const taskUpdateExample: TaskUpdate = { is_completed: true, notes: "Ada agreed to the proposal." };
 
+const USER_ID = "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5";
+
+/** CONTRACT "People": a user of the company (GET /v1/ext/users, a task's `assignee`). */
+export const userExample: User = { user_id: USER_ID, name: "Ada Lovelace", email: "ada@example.com" };
+
 export const taskExample: Task = {
   task_id: TASK_ID,
   title: "Call Ada about the proposal",
@@ -98,7 +104,8 @@ export const taskExample: Task = {
   priority: "high",
   is_completed: false,
   task_type: "call",
-  assigned_to: "sales-team",
+  assigned_to: USER_ID,
+  assignee: userExample,
   created_by: KEY_ID,
   item_id: ITEM_ID,
   completed_at: null,

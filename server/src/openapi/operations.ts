@@ -32,6 +32,8 @@ import {
   TaskChangedEventSchema,
   TaskSchema,
   TaskUpdateSchema,
+  UserListQuerySchema,
+  UserSchema,
   WebhookDeliverySchema,
   WebhookSubscribeSchema,
   WebhookSubscriptionCreatedSchema,
@@ -124,6 +126,7 @@ export const API_TAGS = {
   Tasks: "Tasks, optionally linked to an item (spec \"Tasks\").",
   Pipelines: "Read-only lookups of pipelines, their stages, statuses and custom fields (spec \"Pipelines\").",
   Webhooks: "REST hooks: subscriptions that push events to a target URL, their deliveries and sample payloads.",
+  People: "The company's console users, e.g. to pick a task's `assigned_to` (CONTRACT \"People\").",
   Account: "The authenticated company and API key.",
   Reference: "This API description.",
 } as const;
@@ -341,6 +344,13 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       "A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.",
     query: SampleQuerySchema,
     success: { status: 200, description: "A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`).", body: one(TaskSampleSchema, ex.taskExample) },
+  },
+  {
+    method: "get", path: `${BASE}/users`, operationId: "listUsers", summary: "List users", tag: "People", access: "any",
+    description:
+      "The company's console users (no role, no security state), by display `name` (users without one last), then `email`. A task whose `assigned_to` is a `user_id` shows that user as its `assignee`. Keyset pagination: follow the `Link` header's `next` URL.",
+    query: UserListQuerySchema,
+    success: { status: 200, description: "A page of users.", body: list(UserSchema, ex.userExample), link: true },
   },
   {
     method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",

@@ -9,7 +9,6 @@ import { authOf, requireScope } from "../http/auth";
 import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { createTask, getTask, listTasks, updateTask } from "../services/tasks";
-import { toTaskResponse } from "../services/task-format";
 
 /** Path parameters of /tasks/:task_id. */
 type TaskPath = { task_id: string };
@@ -24,7 +23,7 @@ export function tasksRouter(ctx: AppContext): Router {
   router.get("/tasks", requireScope("tasks:read"), async (req, res) => {
     const query = parseInput(TaskListQuerySchema, req.query, "query string");
     const rows = await listTasks(ctx, authOf(req).company.id, query);
-    const body: Task[] = pageWithLink(req, res, rows, query.limit).map(toTaskResponse);
+    const body: Task[] = pageWithLink(req, res, rows, query.limit).map((row) => row.task);
     res.json(body);
   });
 

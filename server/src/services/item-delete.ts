@@ -20,6 +20,7 @@ import { domainError, notFound } from "./errors";
 import { toItemResponse } from "./item-format";
 import { toIsoTimestamp } from "./iso-timestamp";
 import { toTaskResponse } from "./task-format";
+import { toUser } from "./user-directory";
 
 /** Who deletes: the API key or the console user (audit log), and from where. */
 export interface DeletionRequest {
@@ -84,7 +85,7 @@ export async function deleteItem(ctx: AppContext, companyId: string, itemId: str
       const events: DeletionEvent[] = [{ id: uuidv7(stamp), type: "item.deleted", resourceId: item.id, payload: deleted }];
       for (const task of tasks) {
         const payload: TaskChangedEvent = {
-          ...toTaskResponse({ ...task, itemId: null, updatedAt: deletedAt }),
+          ...toTaskResponse({ ...task, itemId: null, updatedAt: deletedAt }, task.assignee && toUser(task.assignee)),
           changed_fields: ["item_id"],
           previous: { item_id: item.id },
         };

@@ -15,7 +15,7 @@ import type { ItemRecord } from "../db/item-record";
 import { readBlueprint, toItemResponse } from "./item-format";
 import { toPage, type Page } from "./keyset-page";
 import { customFieldsOf, type PipelineField } from "./pipelines";
-import { toTaskResponse } from "./task-format";
+import { withAssignees } from "./tasks";
 
 /** Items per page of the console's item table. */
 export const ITEM_PAGE_SIZE = 50;
@@ -141,5 +141,5 @@ export async function describeItem(ctx: AppContext, companyId: string, pipelineI
     value: (record.metadata as Record<string, unknown> | null)?.[f.key],
   }));
   const rows = await tasks.listTasks(ctx.prisma, companyId, { itemId }, undefined, ITEM_TASKS_SHOWN);
-  return { item, fields, tasks: rows.map(toTaskResponse) };
+  return { item, fields, tasks: (await withAssignees(ctx, companyId, rows)).map((row) => row.task) };
 }

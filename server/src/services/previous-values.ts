@@ -18,8 +18,6 @@ import {
   type TaskChangedEvent,
 } from "@stageline/shared";
 import type { ItemRecord } from "../db/item-record";
-import type { TaskRecord } from "../db/task-record";
-import { toTaskResponse } from "./task-format";
 
 /**
  * The `item.updated` / `item.stage_changed` body: the item after the change (`after`, Item format) plus
@@ -43,13 +41,13 @@ export function itemChangedPayload(before: ItemRecord, after: Item, changedField
 
 /**
  * The `task.updated` / `task.completed` body: the task after the change (`after`, Task format) plus `changed_fields`,
- * the TASK_CHANGE_FIELDS whose Task-format value differs between `before` and `after` (in that list's order;
- * `completed_at` changes with `is_completed`), and `previous`, the Task-format value of each before the change
- * (timestamps as ISO 8601 strings, `null` when unset).
+ * the TASK_CHANGE_FIELDS whose Task-format value differs between `before` (the task as read, Task format) and `after`
+ * (in that list's order; `completed_at` changes with `is_completed`), and `previous`, the Task-format value of each
+ * before the change (timestamps as ISO 8601 strings, `null` when unset). `assignee` follows `assigned_to` and is not
+ * one of the change fields: `previous.assigned_to` tells what it was.
  * @returns null when no field changed (the caller then writes no event).
  */
-export function taskChangedPayload(before: TaskRecord, after: Task): TaskChangedEvent | null {
-  const old = toTaskResponse(before);
+export function taskChangedPayload(old: Task, after: Task): TaskChangedEvent | null {
   const changed = TASK_CHANGE_FIELDS.filter((field) => old[field] !== after[field]);
   if (changed.length === 0) return null;
   const previous: Record<string, unknown> = {};

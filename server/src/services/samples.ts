@@ -4,7 +4,7 @@
  * the same formatters as real items and tasks (`toItemResponse`, `toTaskResponse`), so they cannot drift from live
  * event bodies. Nothing is stored.
  */
-import { DEFAULT_ITEM_SOURCE, type CustomField, type Item, type SampleResource, type Task } from "@stageline/shared";
+import { DEFAULT_ITEM_SOURCE, type CustomField, type Item, type SampleResource, type Task, type User } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as pipelines from "../db/pipelines";
 import type { ItemRecord } from "../db/item-record";
@@ -83,9 +83,12 @@ export async function sampleItem(ctx: AppContext, companyId: string): Promise<It
   return toItemResponse(record);
 }
 
+/** The sample task's assignee (CONTRACT "People"): a made-up user whose id is the task's `assigned_to`. */
+const SAMPLE_ASSIGNEE: User = { user_id: "sample_assignee", name: "Sample Assignee", email: "assignee@example.com" };
+
 /**
  * One sample task in the Task format: open, due in a day, linked to no item, created by the requesting key
- * (`apiKeyId`), with every optional field filled so each appears with its type.
+ * (`apiKeyId`), with every optional field filled so each appears with its type (`assignee` too).
  */
 export function sampleTask(apiKeyId: string): Task {
   const now = new Date();
@@ -96,7 +99,7 @@ export function sampleTask(apiKeyId: string): Task {
     dueAt: new Date(now.getTime() + 24 * 60 * 60 * 1000),
     priority: "medium",
     taskType: "call",
-    assignedTo: "sample_assignee",
+    assignedTo: SAMPLE_ASSIGNEE.user_id,
     createdBy: apiKeyId,
     itemId: SAMPLE_IDS.item,
     isCompleted: false,
@@ -106,7 +109,7 @@ export function sampleTask(apiKeyId: string): Task {
     reminderMinutes: 15,
     createdAt: now,
     updatedAt: now,
-  });
+  }, SAMPLE_ASSIGNEE);
 }
 
 /** The sample payload of `resource` (the body of GET /v1/ext/webhooks/sample/{resource}). */

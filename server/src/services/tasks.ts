@@ -9,6 +9,7 @@ import {
   decodeKeysetCursor,
   resourceLocation,
   type EventName,
+  type KeysetPosition,
   type Task,
   type TaskChangedEvent,
   type TaskCreate,
@@ -20,23 +21,29 @@ import * as db from "../db/tasks";
 import type { OutboxEventToInsert } from "../db/outbox";
 import type { TaskRecord } from "../db/task-record";
 import { uuidv7 } from "../db/webhook-dispatch";
-import type { Task as TaskRow } from "../generated/prisma/client";
 import { unknownApiKey } from "./api-keys";
 import { domainError, notFound, type DomainError } from "./errors";
 import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { taskChangedPayload } from "./previous-values";
 import { toTaskResponse } from "./task-format";
+import { assigneeLookup, toUser } from "./user-directory";
 
 /** Spec "Task write fields": what a create leaves out gets these values. */
 export const TASK_DEFAULTS = { priority: "none", taskType: "to_do" } as const;
 
+/** A listed task in the Task format, with its place in the keyset order (for the next-page cursor). */
+export interface ListedTask extends KeysetPosition {
+  task: Task;
+}
+
 /**
  * One page of the company's tasks, newest first, filtered by the query (CONTRACT.md "Lists": `item_id`,
- * `is_completed`, `assigned_to`, `due_before` and `due_after`, the last two exclusive).
- * @returns up to `query.limit + 1` stored rows: the extra row tells `pageWithLink` that a next page exists.
+ * `is_completed`, `assigned_to`, `due_before` and `due_after`, the last two exclusive), each with its `assignee`
+ * (CONTRACT "People"; one lookup for the whole page).
+ * @returns up to `query.limit + 1` tasks: the extra one tells `pageWithLink` that a next page exists.
  * @throws DomainError 400 `validation_failed` for a cursor this API did not issue.
  */
-export function listTasks(ctx: AppContext, companyId: string, query: TaskListQuery): Promise<TaskRow[]> {
+export async function listTasks(ctx: AppContext, companyId: string, query: TaskListQuery): Promise<ListedTask[]> {
   const after = query.cursor ? decodeKeysetCursor(query.cursor) : undefined;
   const filters: db.TaskFilters = {
     itemId: query.item_id,
@@ -45,7 +52,22 @@ export function listTasks(ctx: AppContext, companyId: string, query: TaskListQue
     dueBefore: query.due_before ? new Date(query.due_before) : undefined,
     dueAfter: query.due_after ? new Date(query.due_after) : undefined,
   };
-  return db.listTasks(ctx.prisma, companyId, filters, after, query.limit + 1);
+  const rows = await db.listTasks(ctx.prisma, companyId, filters, after, query.limit + 1);
+  return withAssignees(ctx, companyId, rows);
+}
+
+/**
+ * The stored task rows `rows` of company `companyId` in the Task format, each with its `assignee`, looked up in ONE
+ * query for all of them (services/user-directory.ts `assigneeLookup`).
+ */
+export async function withAssignees(ctx: AppContext, companyId: string, rows: readonly TaskRecord[]): Promise<ListedTask[]> {
+  const assigneeOf = await assigneeLookup(ctx.prisma, companyId, rows.map((row) => row.assignedTo));
+  return rows.map((row) => ({ createdAt: row.createdAt, id: row.id, task: toTaskResponse(row, assigneeOf(row.assignedTo)) }));
+}
+
+/** A stored task (read with its assignee joined) in the Task format. */
+function storedTaskResponse(task: db.StoredTask): Task {
+  return toTaskResponse(task, task.assignee && toUser(task.assignee));
 }
 
 /**
@@ -55,7 +77,7 @@ export function listTasks(ctx: AppContext, companyId: string, query: TaskListQue
 export async function getTask(ctx: AppContext, companyId: string, taskId: string): Promise<Task> {
   const { task } = await db.readTask(ctx.prisma, companyId, taskId);
   if (!task) throw notFound("Task", taskId);
-  return toTaskResponse(task);
+  return storedTaskResponse(task);
 }
 
 /**
@@ -97,7 +119,8 @@ export async function createTask(
     createdAt: now,
     updatedAt: now,
   };
-  const created = toTaskResponse(record);
+  const assigneeOf = await assigneeLookup(ctx.prisma, companyId, [record.assignedTo]);
+  const created = toTaskResponse(record, assigneeOf(record.assignedTo));
   const events = taskEvents(created, now, isCompleted ? ["task.created", "task.completed"] : ["task.created"]);
   const location = resourceLocation("tasks", created.task_id);
   const outcome = await db.insertTaskWithEvents(ctx.prisma, companyId, record, events, claim && { claim, body: JSON.stringify(created), location });
@@ -131,11 +154,12 @@ export async function updateTask(ctx: AppContext, companyId: string, taskId: str
     if (!current) throw notFound("Task", taskId);
     const now = new Date();
     const changes = taskChanges(current, input, now);
-    if (Object.keys(changes).length === 0) return toTaskResponse(current);
+    if (Object.keys(changes).length === 0) return storedTaskResponse(current);
     const next: TaskRecord = { ...current, ...changes, updatedAt: now };
-    const updated = toTaskResponse(next);
-    const payload = taskChangedPayload(current, updated);
-    if (!payload) return toTaskResponse(current);
+    const assignee = changes.assignedTo === undefined ? current.assignee && toUser(current.assignee) : (await assigneeLookup(ctx.prisma, companyId, [next.assignedTo]))(next.assignedTo);
+    const updated = toTaskResponse(next, assignee);
+    const payload = taskChangedPayload(storedTaskResponse(current), updated);
+    if (!payload) return storedTaskResponse(current);
     const completedNow = !current.isCompleted && next.isCompleted;
     const events = taskEvents(payload, now, completedNow ? ["task.updated", "task.completed"] : ["task.updated"]);
     const outcome = await db.updateTaskWithEvents(ctx.prisma, companyId, current.rowVersion, next, changes.itemId ?? null, events);
