@@ -48,6 +48,11 @@ function completed(overrides: Partial<Task> = {}): Task {
 
 type Output = { id: string } & Record<string, unknown>;
 
+/** The output keys of the Task fields: the contract's, with `assignee` as the members Zapier flattens it to. */
+const TASK_OUTPUT_KEYS = Object.keys(TaskSchema.shape).flatMap((key) =>
+  key === 'assignee' ? ['assignee__user_id', 'assignee__name', 'assignee__email'] : [key],
+);
+
 /** The output keys of an item-change trigger after the item fields, for the Sales pipeline (email, deal_value). */
 const CHANGE_OUTPUT_KEYS_OF_SALES = [
   'changed_fields',
@@ -357,7 +362,7 @@ describe('New Task (task_created)', () => {
 
   test("output fields: id plus every field of the contract's Task, labelled", () => {
     const fields = App.triggers.task_created.operation.outputFields as { key: string; label: string }[];
-    expect(fields.map((f) => f.key)).toEqual(['id', ...Object.keys(TaskSchema.shape)]);
+    expect(fields.map((f) => f.key)).toEqual(['id', ...TASK_OUTPUT_KEYS]);
     for (const field of fields) expect(field.label).toMatch(/^[A-Z]/);
   });
 
@@ -410,7 +415,7 @@ describe('Completed Task (task_completed)', () => {
     const fields = App.triggers.task_completed.operation.outputFields as { key: string; label: string }[];
     expect(fields.map((f) => f.key)).toEqual([
       'id',
-      ...Object.keys(TaskSchema.shape),
+      ...TASK_OUTPUT_KEYS,
       'changed_fields',
       ...TASK_CHANGE_FIELDS.map((key) => `previous__${key}`),
     ]);

@@ -12,6 +12,7 @@ import { perform as updateNote } from '../src/creates/update-note';
 import { deriveIdempotencyKey } from '../src/idempotency';
 import { perform as findTask } from '../src/searches/find-task';
 import { NOTE_LABEL_MAX, listNoteChoices, noteExcerpt } from '../src/triggers/note-list';
+import { listTaskChoices } from '../src/triggers/task-list';
 import { listUserChoices } from '../src/triggers/user-list';
 import { App, SERVER, appTester, authData, cursorStore, note, runPage, task, thrown, user } from './helpers/app';
 import { api, useNock } from './helpers/nock';
@@ -239,6 +240,23 @@ describe('people picker (user_list) and "Assigned To"', () => {
     await appTester(createTask, { authData, inputData: { ...base, assigned_to: 'usr-1' } });
     api().post('/v1/ext/tasks', { ...base, assigned_to: 'someone@partner.example' }).reply(201, task({ assigned_to: 'someone@partner.example' }));
     await appTester(createTask, { authData, inputData: { ...base, assigned_to: ' someone@partner.example ' } });
+  });
+
+  test("the task picker names the assigned user (name, else email), else shows assigned_to as written", async () => {
+    api()
+      .get('/v1/ext/tasks')
+      .query({ limit: '100' })
+      .reply(200, [
+        task({ task_id: 'tsk-3', assigned_to: 'usr-1', assignee: user() }),
+        task({ task_id: 'tsk-2', assigned_to: 'usr-2', assignee: user({ user_id: 'usr-2', name: null, email: 'ops@acme.example' }) }),
+        task({ task_id: 'tsk-1', assigned_to: 'someone@partner.example', assignee: null }),
+      ]);
+    const labels = (await runPage(listTaskChoices, { authData }, 0, cursorStore())).map((c) => c.label);
+    expect(labels).toEqual([
+      'Call Ada · due 2026-03-05 · Maria Lopez',
+      'Call Ada · due 2026-03-05 · ops@acme.example',
+      'Call Ada · due 2026-03-05 · someone@partner.example',
+    ]);
   });
 
   test('Find Task filters by the chosen user or the custom identifier', async () => {
