@@ -10,6 +10,7 @@ import { RateLimitGate } from "./rate-limit-gate";
 import { Items } from "./resources/items";
 import { Pipelines } from "./resources/pipelines";
 import { Tasks } from "./resources/tasks";
+import { Users } from "./resources/users";
 import { Webhooks } from "./resources/webhooks";
 import { Transport } from "./transport";
 import type { Me } from "./types";
@@ -41,6 +42,8 @@ export class Stageline {
   readonly tasks: Tasks;
   /** Pipelines: `list`, `stages`, `statuses`, `fields`. */
   readonly pipelines: Pipelines;
+  /** People of the company: `list`, `iterate` (whom tasks can be assigned to). */
+  readonly users: Users;
   /** REST hooks: `subscribe`, `unsubscribe`, `list`, `iterate`, `sample`, `deliveries`, `redeliver`, `rotateSecret`. */
   readonly webhooks: Webhooks;
   private readonly ctx: ApiContext;
@@ -68,6 +71,7 @@ export class Stageline {
     this.items = new Items(this.ctx);
     this.tasks = new Tasks(this.ctx);
     this.pipelines = new Pipelines(this.ctx);
+    this.users = new Users(this.ctx);
     this.webhooks = new Webhooks(this.ctx);
   }
 

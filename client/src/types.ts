@@ -7,6 +7,7 @@ import type { components, operations, webhooks } from "./generated/openapi";
 type Schemas = components["schemas"];
 type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
 type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+type ListOf<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { "application/json": (infer R)[] } } } } ? R : never;
 
 /** An item (GET /v1/ext/items/{item_id}); custom field values sit beside the built-in fields. */
 export type Item = Schemas["Item"];
@@ -14,6 +15,11 @@ export type Item = Schemas["Item"];
 export type DuplicateMatch = Schemas["DuplicateMatch"];
 /** A task. */
 export type Task = Schemas["Task"];
+/**
+ * A console user of the company (GET /v1/ext/users): `{ user_id, name, email }`, `name` being the display name the
+ * user set (`null` until then). A task whose `assigned_to` is a `user_id` carries that user as its `assignee`.
+ */
+export type User = ListOf<"listUsers">;
 /** A pipeline (GET /v1/ext/pipelines). */
 export type Pipeline = Schemas["Pipeline"];
 /** A stage of a pipeline. */
@@ -83,6 +89,8 @@ export type WebhookSubscribe = JsonBody<"subscribeWebhook">;
 export type ItemListQuery = Query<"listItems">;
 /** Query of `tasks.list` / `tasks.iterate`. */
 export type TaskListQuery = Query<"listTasks">;
+/** Query of `users.list` / `users.iterate` (`limit`, `cursor`). */
+export type UserListQuery = Query<"listUsers">;
 /** Query of `webhooks.list` / `webhooks.iterate`. */
 export type WebhookListQuery = Query<"listWebhooks">;
 /** Query of `webhooks.deliveries`. */
