@@ -8,6 +8,7 @@ import type { paths } from "./generated/openapi";
 import { unwrap } from "./api";
 import { RateLimitGate } from "./rate-limit-gate";
 import { Items } from "./resources/items";
+import { Notes } from "./resources/notes";
 import { Pipelines } from "./resources/pipelines";
 import { Tasks } from "./resources/tasks";
 import { Users } from "./resources/users";
@@ -40,6 +41,8 @@ export class Stageline {
   readonly items: Items;
   /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`. */
   readonly tasks: Tasks;
+  /** Notes on items: `list`, `iterate`, `get`, `create`, `update`, `delete`. */
+  readonly notes: Notes;
   /** Pipelines: `list`, `stages`, `statuses`, `fields`. */
   readonly pipelines: Pipelines;
   /** People of the company: `list`, `iterate` (whom tasks can be assigned to). */
@@ -70,6 +73,7 @@ export class Stageline {
     this.ctx = { api, read: (run) => transport.call(true, run), keyed: (run) => transport.call(true, run), unkeyed: (run) => transport.call(false, run) };
     this.items = new Items(this.ctx);
     this.tasks = new Tasks(this.ctx);
+    this.notes = new Notes(this.ctx);
     this.pipelines = new Pipelines(this.ctx);
     this.users = new Users(this.ctx);
     this.webhooks = new Webhooks(this.ctx);

@@ -21,6 +21,7 @@ import itemDeleted from './triggers/item-deleted';
 import itemStageChanged from './triggers/item-stage-changed';
 import itemList from './triggers/item-list';
 import itemUpdated from './triggers/item-updated';
+import noteCreated from './triggers/note-created';
 import noteList from './triggers/note-list';
 import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
@@ -50,6 +51,7 @@ export default defineApp({
     [taskCreated.key]: taskCreated,
     [taskUpdated.key]: taskUpdated,
     [taskCompleted.key]: taskCompleted,
+    [noteCreated.key]: noteCreated,
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
     [statusList.key]: statusList,

@@ -1,20 +1,23 @@
 /**
- * Notes and people in the connector (issue 30; CONTRACT "Notes", "People"), against a nock'ed server: Create Note
+ * Notes and people in the connector (issue 30; CONTRACT "Notes", "People"), against a nock'ed server: New Note
+ * (REST hook on note.created with the Pipeline filter, samples), Create Note
  * (item picker, Markdown body, pinned, Idempotency-Key), Update Note (note picker, only the filled-in fields,
  * version), the note picker (note_list) and the people picker (user_list) behind "Assigned To" on Create Task,
  * Update Task and Find Task, where a custom value is still accepted.
  */
-import { NOTE_BODY_MAX, createProblem, isIdempotencyKey } from '@stageline/shared';
+import { NOTE_BODY_MAX, NoteSchema, createProblem, isIdempotencyKey } from '@stageline/shared';
 import type nock from 'nock';
 import { perform as createNote } from '../src/creates/create-note';
 import { perform as createTask } from '../src/creates/create-task';
 import { perform as updateNote } from '../src/creates/update-note';
 import { deriveIdempotencyKey } from '../src/idempotency';
 import { perform as findTask } from '../src/searches/find-task';
+import * as noteCreated from '../src/triggers/note-created';
 import { NOTE_LABEL_MAX, listNoteChoices, noteExcerpt } from '../src/triggers/note-list';
 import { listTaskChoices } from '../src/triggers/task-list';
 import { listUserChoices } from '../src/triggers/user-list';
 import { App, SERVER, appTester, authData, cursorStore, note, runPage, task, thrown, user } from './helpers/app';
+import { signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 
 useNock();
@@ -263,5 +266,59 @@ describe('people picker (user_list) and "Assigned To"', () => {
     api().get('/v1/ext/tasks').query({ assigned_to: 'usr-1', limit: '500' }).reply(200, [task({ assigned_to: 'usr-1' })]);
     const found = (await appTester(findTask, { authData, inputData: { title: 'call ada', assigned_to: 'usr-1' } })) as unknown[];
     expect(found).toHaveLength(1);
+  });
+});
+
+describe('New Note (note_created)', () => {
+  const TARGET_URL = 'https://hooks.zapier.com/hooks/standard/123/abc/';
+  const subscription = {
+    id: 'wh-n',
+    target_url: TARGET_URL,
+    event: 'note.created',
+    created_at: '2026-03-01T09:00:00.000Z',
+    disabled_at: null,
+    disabled_reason: null,
+    failing_since: null,
+    next_attempt_at: null,
+    secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  };
+
+  test('inputs: an optional Pipeline only (no Stage, no field filter)', async () => {
+    const fields = await formOf(App.triggers.note_created.operation.inputFields);
+    expect(fields.map((f) => f.key)).toEqual(['pipeline_id']);
+    expect(fields[0]).toMatchObject({ required: false, dynamic: 'pipeline_list.id.name' });
+    expect((fields[0] as { helpText?: string }).helpText).toMatch(/notes on items of this pipeline/);
+  });
+
+  test('subscribes note.created, with the Pipeline as the server-side filter when chosen', async () => {
+    api().post('/v1/ext/webhooks', { target_url: TARGET_URL, event: 'note.created', filter: { pipeline_id: 'pl-sales' } }).reply(201, { ...subscription, filter: { pipeline_id: 'pl-sales' } });
+    const made = (await appTester(noteCreated.performSubscribe, { authData, targetUrl: TARGET_URL, inputData: { pipeline_id: 'pl-sales' } })) as { filter: unknown };
+    expect(made.filter).toEqual({ pipeline_id: 'pl-sales' });
+    api().post('/v1/ext/webhooks', { target_url: TARGET_URL, event: 'note.created' }).reply(201, { ...subscription, filter: null });
+    await appTester(noteCreated.performSubscribe, { authData, targetUrl: TARGET_URL, inputData: {} });
+  });
+
+  test('a delivery becomes one run with id = note_id (the pipeline filter is the server\'s: a note names no pipeline)', async () => {
+    const delivered = note({ note_id: 'nte-9' });
+    expect(await appTester(noteCreated.perform, { authData, inputData: { pipeline_id: 'pl-sales' }, ...signedDelivery(delivered) })).toEqual([{ id: 'nte-9', ...delivered }]);
+    // an item or a task posted to the hook is not a note
+    expect(await appTester(noteCreated.perform, { authData, inputData: {}, ...signedDelivery(task()) })).toEqual([]);
+  });
+
+  test('samples: the newest notes, else the note sample', async () => {
+    api().get('/v1/ext/notes').query({ limit: '3' }).reply(200, [note({ note_id: 'nte-2' }), note()]);
+    expect(((await appTester(noteCreated.performList, { authData, inputData: {} })) as { id: string }[]).map((n) => n.id)).toEqual(['nte-2', 'nte-1']);
+    api().get('/v1/ext/notes').query({ limit: '3' }).reply(200, []);
+    api().get('/v1/ext/webhooks/sample/notes').reply(200, note({ note_id: 'sample-note' }));
+    expect(await appTester(noteCreated.performList, { authData, inputData: {} })).toEqual([{ id: 'sample-note', ...note({ note_id: 'sample-note' }) }]);
+  });
+
+  test('the static sample is a valid Note plus id; output fields are id and every Note field, labelled', () => {
+    const { id, ...payload } = App.triggers.note_created.operation.sample as Record<string, unknown>;
+    expect(NoteSchema.parse(payload)).toBeTruthy();
+    expect(id).toBe(payload.note_id);
+    const fields = App.triggers.note_created.operation.outputFields as { key: string; label: string }[];
+    expect(fields.map((f) => f.key)).toEqual(['id', ...Object.keys(NoteSchema.shape)]);
+    for (const field of fields) expect(field.label).toMatch(/^[A-Z]/);
   });
 });
