@@ -212,6 +212,17 @@ describe("people", () => {
       expect(first.assignee).toEqual(ada);
     });
 
+    it("is in the task.updated of a task that deleting its item unlinks", async () => {
+      const writer = (await t.newKey(["items:write", "tasks:read", "tasks:write"])).key;
+      const item = await t.request("POST", "/v1/ext/items", { name: "Doomed deal", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id }, writer);
+      expect(item.status).toBe(201);
+      const task = await t.request("POST", "/v1/ext/tasks", { title: "Call", due_at: "2026-03-01T09:30:00Z", assigned_to: ada.user_id, item_id: item.body.item_id }, writer);
+      expect((await t.request("DELETE", `/v1/ext/items/${item.body.item_id}`, undefined, writer)).status).toBe(204);
+      const events = await eventsOf(task.body.task_id);
+      expect(events[1]).toMatchObject({ item_id: null, assignee: ada, changed_fields: ["item_id"], previous: { item_id: item.body.item_id } });
+      expect((await t.request("GET", `/v1/ext/tasks/${task.body.task_id}`, undefined, writer)).body).toMatchObject({ item_id: null, assignee: ada });
+    });
+
     it("is in the task sample, matching its assigned_to", async () => {
       const res = await t.request("GET", "/v1/ext/webhooks/sample/tasks", undefined, key);
       expect(res.status).toBe(200);
