@@ -93,3 +93,17 @@ it("the Team page shows every user's display name and user ID to copy", async ()
   // Members do not see the Team page.
   expect((await member.get("/console/team")).status).toBe(403);
 });
+
+it("an item's page names a task's assignee by display name, and shows a free assigned_to as it is", async () => {
+  await member.post("/console/profile/name", form({ name: "Mia Assignee" }), "/console/profile");
+  const stage = t.pipeline.stages[0]!;
+  const item = await t.request("POST", "/v1/ext/items", { name: "Assigned deal", pipeline_id: t.pipeline.id, stage_id: stage.id });
+  expect(item.status).toBe(201);
+  const due = "2026-12-01T09:00:00Z";
+  await t.request("POST", "/v1/ext/tasks", { title: "Call Mia", due_at: due, assigned_to: memberUser.id, item_id: item.body.item_id });
+  await t.request("POST", "/v1/ext/tasks", { title: "Call team", due_at: due, assigned_to: "sales-team", item_id: item.body.item_id });
+  const page = await owner.get(`/console/pipelines/${t.pipeline.id}/items/${item.body.item_id}`);
+  expect(page.status).toBe(200);
+  expect(page.text).toMatch(/<td>Call Mia<\/td><td>[^<]*<\/td><td>Mia Assignee<\/td>/);
+  expect(page.text).toMatch(/<td>Call team<\/td><td>[^<]*<\/td><td>sales-team<\/td>/);
+});
