@@ -31,6 +31,10 @@ import * as taskUpdated from '../src/triggers/task-updated';
 useNock();
 
 const TARGET_URL = 'https://hooks.zapier.com/hooks/standard/123/abc/';
+/** The Task's output keys as Zapier shows them: every TaskSchema key, `assignee` flattened to its members. */
+const TASK_OUTPUT_KEYS = Object.keys(TaskSchema.shape).flatMap((key) =>
+  key === 'assignee' ? ['assignee__user_id', 'assignee__name', 'assignee__email'] : [key],
+);
 
 /** An item.updated / item.stage_changed payload, as the server delivers it. */
 function change(overrides: Partial<ItemChangedEvent> = {}): ItemChangedEvent {
@@ -48,11 +52,6 @@ function completed(overrides: Partial<Task> = {}): Task {
 }
 
 type Output = { id: string } & Record<string, unknown>;
-
-/** The output keys of the Task fields: the contract's, with `assignee` as the members Zapier flattens it to. */
-const TASK_OUTPUT_KEYS = Object.keys(TaskSchema.shape).flatMap((key) =>
-  key === 'assignee' ? ['assignee__user_id', 'assignee__name', 'assignee__email'] : [key],
-);
 
 /** The output keys of an item-change trigger after the item fields, for the Sales pipeline (email, deal_value). */
 const CHANGE_OUTPUT_KEYS_OF_SALES = [

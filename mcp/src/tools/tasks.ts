@@ -16,6 +16,19 @@ export function describeTask(task: Partial<Task>): string {
 
 const taskIdArg = { task_id: idField("task_id").describe("The task's task_id.") };
 
+/**
+ * A task as these tools return it: the Task without `assignee` (CONTRACT "People"), which would cost 267 tokens of
+ * tools/list over its 6,000-token budget (issue 30 item 6); `assigned_to` carries the id, and the people tooling of
+ * the MCP surface decides how agents see users.
+ */
+const McpTaskSchema = TaskSchema.omit({ assignee: true });
+
+/** `task` without `assignee` (the output schemas refuse members they do not list). */
+function mcpTask<T extends Partial<Task>>(task: T): Omit<T, "assignee"> {
+  const { assignee: _assignee, ...rest } = task;
+  return rest;
+}
+
 export const listTasks = defineTool({
   name: "list_tasks",
   title: "List tasks",
@@ -31,10 +44,10 @@ export const listTasks = defineTool({
     ...pagingArgs,
     fields: fieldsArg('["title","due_at","is_completed"]'),
   }),
-  output: z.object({ tasks: z.array(TaskSchema.partial().required({ task_id: true })), next_cursor: nextCursor }),
+  output: z.object({ tasks: z.array(McpTaskSchema.partial().required({ task_id: true })), next_cursor: nextCursor }),
   async run(ops, { fields, ...request }) {
     const page = await ops.listTasks(request);
-    return { tasks: page.data.map((task) => project(task, "task_id", fields)) as Task[], next_cursor: page.next_cursor };
+    return { tasks: page.data.map((task) => mcpTask(project(task, "task_id", fields))) as Task[], next_cursor: page.next_cursor };
   },
   summary: (r) => countLine(r.tasks.length, "task", r.next_cursor),
 });
@@ -48,8 +61,8 @@ export const getTask = defineTool({
   operations: ["getTask"],
   annotations: READ,
   input: z.strictObject(taskIdArg),
-  output: TaskSchema,
-  run: (ops, { task_id }) => ops.getTask(task_id),
+  output: McpTaskSchema,
+  run: async (ops, { task_id }) => mcpTask(await ops.getTask(task_id)),
   summary: (task) => `Task ${describeTask(task)}.`,
 });
 
@@ -62,8 +75,8 @@ export const createTask = defineTool({
   operations: ["createTask"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: TaskCreateSchema.extend({ idempotency_key: idempotencyKeyArg }),
-  output: TaskSchema,
-  run: (ops, { idempotency_key, ...body }) => ops.createTask(body, idempotency_key),
+  output: McpTaskSchema,
+  run: async (ops, { idempotency_key, ...body }) => mcpTask(await ops.createTask(body, idempotency_key)),
   summary: (task) => `Created task ${describeTask(task)}.`,
 });
 
@@ -76,8 +89,8 @@ export const updateTask = defineTool({
   operations: ["updateTask"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: z.strictObject({ ...taskIdArg, ...TaskUpdateSchema.shape }),
-  output: TaskSchema,
-  run: (ops, { task_id, ...body }) => ops.updateTask(task_id, body),
+  output: McpTaskSchema,
+  run: async (ops, { task_id, ...body }) => mcpTask(await ops.updateTask(task_id, body)),
   summary: (task) => `Updated task ${describeTask(task)}.`,
 });
 
@@ -90,7 +103,7 @@ export const completeTask = defineTool({
   operations: ["updateTask"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.strictObject(taskIdArg),
-  output: TaskSchema,
-  run: (ops, { task_id }) => ops.updateTask(task_id, { is_completed: true }),
+  output: McpTaskSchema,
+  run: async (ops, { task_id }) => mcpTask(await ops.updateTask(task_id, { is_completed: true })),
   summary: (task) => `Completed task ${describeTask(task)}.`,
 });
