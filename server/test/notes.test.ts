@@ -436,4 +436,32 @@ describe("notes", () => {
       }
     });
   });
+
+  describe("scale", () => {
+    it("reads one item's notes through its own index (item_id, created_at desc, id desc), whatever the company holds", async () => {
+      const target = await createItem(t.pipeline);
+      const crowd = await createItem(t.pipeline);
+      const prisma = t.server.ctx.prisma;
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO notes (id, company_id, item_id, body, pinned, created_by, created_at, updated_at, version)
+         SELECT 'scale-' || g, $1, CASE WHEN g % 1000 = 0 THEN $2 ELSE $3 END, 'Seeded ' || g, false, 'seed',
+           now() - g * interval '1 millisecond', now() - g * interval '1 millisecond', 1
+         FROM generate_series(1, 20000) AS g`,
+        t.companyId,
+        target,
+        crowd,
+      );
+      await prisma.$executeRawUnsafe("ANALYZE notes");
+      const plan = await prisma.$queryRawUnsafe<unknown[]>(
+        `EXPLAIN (FORMAT JSON) SELECT id FROM notes WHERE company_id = $1 AND item_id = $2 ORDER BY created_at DESC, id DESC LIMIT 101`,
+        t.companyId,
+        target,
+      );
+      expect(JSON.stringify(plan)).toContain("notes_item_id_created_at_id_idx");
+      const res = await t.request("GET", `/v1/ext/notes?item_id=${target}&limit=100`, undefined, key);
+      expect(res.status).toBe(200);
+      expect(res.body).toHaveLength(20);
+      expect(res.headers.get("link")).toBeNull();
+    });
+  });
 });
