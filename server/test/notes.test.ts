@@ -219,7 +219,7 @@ describe("notes", () => {
       for (const e of events) expect(e.payload).toEqual({ note_id: note.note_id, item_id: item, erased: true });
     });
 
-    it("keeps note.deleted's body while a delivery is pending", async () => {
+    it("keeps note.deleted's body while a delivery is pending, and erases it once none is", async () => {
       const sub = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/unreachable", event: "note.deleted" }, key);
       expect(sub.status).toBe(201);
       try {
@@ -228,6 +228,10 @@ describe("notes", () => {
         const deleted = (await eventsOf(note.note_id)).find((e) => e.type === "note.deleted")!;
         const body = NoteDeletedEventSchema.strict().parse(deleted.payload);
         expect(body).toEqual({ ...note, deleted_at: expect.any(String) });
+        // Its delivery goes with the subscription: nothing is pending any more, so the body is erased.
+        expect((await t.request("DELETE", `/v1/ext/webhooks/${sub.body.id}`, undefined, key)).status).toBe(204);
+        const after = (await eventsOf(note.note_id)).find((e) => e.type === "note.deleted")!;
+        expect(after.payload).toEqual({ note_id: note.note_id, item_id: item, erased: true });
       } finally {
         await t.request("DELETE", `/v1/ext/webhooks/${sub.body.id}`, undefined, key);
       }
