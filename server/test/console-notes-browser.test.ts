@@ -1,6 +1,6 @@
 /**
  * Notes on the item page in a real headless Chromium (issue 30 item 5): an admin adds a note (Markdown rendered, a
- * script payload shown as text), pins it, and deletes it after the confirmation page; axe-core on each page. Driven by
+ * script payload shown as text), pins it, edits it, and deletes it after the confirmation page; axe-core on each page. Driven by
  * label and role only. The access rules, conflicts and payload lists are tested over HTTP in console-notes.test.ts.
  */
 import type { Browser, Page } from "playwright-core";
@@ -28,7 +28,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-it("adds a note, pins it above the older one, and deletes it after confirming", async () => {
+it("adds a note, pins it above the older one, edits it, and deletes it after confirming", async () => {
   const dialogs: string[] = [];
   page.on("dialog", (dialog) => {
     dialogs.push(dialog.message());
@@ -54,6 +54,16 @@ it("adds a note, pins it above the older one, and deletes it after confirming", 
   const articles = await page.getByRole("article").allInnerTexts();
   expect(articles.map((text) => (text.includes("Call Ada") ? "mine" : text.includes("from Zapier") ? "older" : "?"))).toEqual(["mine", "older"]);
   await expectNoSeriousAxeViolations(page);
+
+  await clickAndLoad(page, pinned.getByRole("link", { name: /^Edit note by admin-/ }));
+  await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toMatch(/^Edit note on /);
+  const text = page.getByLabel("Note", { exact: true });
+  await expect(text.inputValue()).resolves.toContain("**Call Ada** on Monday");
+  await expectNoSeriousAxeViolations(page);
+  await text.fill("**Call Ada** on Tuesday");
+  await submitForm(page, page.getByRole("button", { name: "Save note" }));
+  await expect(page.getByRole("status").innerText()).resolves.toContain("Note saved.");
+  await expect(pinned.innerText()).resolves.toContain("Call Ada on Tuesday");
 
   await clickAndLoad(page, pinned.getByRole("link", { name: /^Delete note by admin-/ }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toMatch(/^Delete this note on .+\?$/);
