@@ -106,6 +106,18 @@ it("pages the notes with an Older notes link (keyset)", async () => {
   expect((await admin.get(`${itemPath(item.item_id)}?notes=not-a-cursor`)).status).toBe(400);
 });
 
+it("moves long notes to the next page: a list shows at most two notes of the largest size", async () => {
+  const item = await newItem("Long Notes Deal");
+  for (let i = 1; i <= 3; i++) {
+    const body = `LongNote${i} `.padEnd(NOTE_BODY_MAX, "x");
+    expect((await t.request("POST", "/v1/ext/notes", { item_id: item.item_id, body })).status).toBe(201);
+  }
+  const first = (await admin.get(itemPath(item.item_id))).text;
+  expect(noteBodies(first).map((html) => /LongNote\d/.exec(html)?.[0])).toEqual(["LongNote3", "LongNote2"]);
+  const older = /href="([^"]*\?notes=[^"#]+)#notes">Older notes</.exec(first)![1]!;
+  expect(noteBodies((await admin.get(older)).text).map((html) => /LongNote\d/.exec(html)?.[0])).toEqual(["LongNote1"]);
+});
+
 it("edits a note at the version shown; a stale version shows a conflict, keeps the typed text and overwrites nothing", async () => {
   const item = await newItem("Edit Deal");
   const note = await addNote(item.item_id, "first draft");
@@ -183,6 +195,15 @@ it("deletes a note after a confirmation page at the version shown: note.deleted,
   const sessions = await t.server.ctx.prisma.consoleSession.findMany({ select: { flash: true } });
   expect(JSON.stringify(sessions)).not.toContain("DoomedNoteMarker");
   expect((await admin.get(`${itemPath(item.item_id)}/notes/${note.note_id}/delete`)).status).toBe(404);
+});
+
+it("deleting an item in the console deletes its notes (the confirmation page says so)", async () => {
+  const item = await newItem("Item With Notes");
+  const note = await addNote(item.item_id, "GoesWithItsItem");
+  expect((await admin.get(`${itemPath(item.item_id)}/delete`)).text).toContain("Its notes, if it has any, are deleted with it");
+  expect((await admin.post(`${itemPath(item.item_id)}/delete`, form({}))).status).toBe(303);
+  expect((await t.request("GET", `/v1/ext/notes/${note.note_id}`)).status).toBe(404);
+  expect((await admin.get(`${itemPath(item.item_id)}/notes/${note.note_id}/edit`)).status).toBe(404);
 });
 
 it("a member reads the notes with no controls, and every note form and page is 403 for them", async () => {

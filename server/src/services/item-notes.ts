@@ -6,17 +6,24 @@
  *
  * Every function takes the company and the item: a note of another item, or of another company, is `404`.
  */
-import { NoteCreateSchema, NoteDeleteQuerySchema, NoteUpdateSchema, parseInput, type Note } from "@stageline/shared";
+import { encodeKeysetCursor, NOTE_BODY_MAX, NoteCreateSchema, NoteDeleteQuerySchema, NoteUpdateSchema, parseInput, type Note } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { listKeys } from "./api-keys";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { domainError, notFound } from "./errors";
-import { toPage, type Page } from "./keyset-page";
+import type { Page } from "./keyset-page";
 import { createNote, deleteNote, getNote, listNotes, updateNote } from "./notes";
 import { listUsers } from "./users";
 
 /** How many notes the item page shows per list (pinned, then the others), with a link to the next page of each. */
 export const ITEM_NOTES_SHOWN = 20;
+
+/**
+ * How many body characters one list of the item page shows at most (two notes of the contract's largest size): a
+ * page stops before the note that would pass it, so long notes move to the next page. It bounds the page's Markdown
+ * rendering (40 notes of 65,536 characters took 9-14 s to render and were 8-16 MB of HTML).
+ */
+export const ITEM_NOTES_BODY_BUDGET = 2 * NOTE_BODY_MAX;
 
 /** A note as the item page shows it. */
 export interface ItemNote {
@@ -47,7 +54,8 @@ const EMPTY: Page<ItemNote> = { items: [], next: null };
 
 /**
  * The item's notes for its console page: pinned first, then the others, newest first in each, at most
- * {@link ITEM_NOTES_SHOWN} per list with the next page's cursor. The first page (no cursor) has both lists; a
+ * {@link ITEM_NOTES_SHOWN} notes and {@link ITEM_NOTES_BODY_BUDGET} body characters per list, with the next page's
+ * cursor. The first page (no cursor) has both lists; a
  * `cursor` continues the others only, a `pinnedCursor` the pinned only. The caller has checked the item is the
  * company's (services/pipeline-views.ts `describeItem`).
  * @throws DomainError 400 `validation_failed` for a cursor this server did not issue.
@@ -55,14 +63,14 @@ const EMPTY: Page<ItemNote> = { items: [], next: null };
 export async function listItemNotes(ctx: AppContext, companyId: string, itemId: string, at: ItemNotesPosition = {}): Promise<ItemNotes> {
   const page = async (pinned: boolean, cursor: string | undefined) => {
     const rows = await listNotes(ctx, companyId, { item_id: itemId, pinned, limit: ITEM_NOTES_SHOWN, cursor });
-    return toPage(rows, ITEM_NOTES_SHOWN);
+    return pageWithinBudget(rows);
   };
   const [pinned, others] = await Promise.all([
     at.cursor ? null : page(true, at.pinnedCursor),
     at.pinnedCursor ? null : page(false, at.cursor),
   ]);
   const authors = await authorLabels(ctx, companyId);
-  const shown = (p: Awaited<ReturnType<typeof page>> | null): Page<ItemNote> =>
+  const shownPage = (p: Awaited<ReturnType<typeof page>> | null): Page<ItemNote> =>
     p
       ? {
           next: p.next,
@@ -77,7 +85,25 @@ export async function listItemNotes(ctx: AppContext, companyId: string, itemId: 
           })),
         }
       : EMPTY;
-  return { pinned: shown(pinned), others: shown(others) };
+  return { pinned: shownPage(pinned), others: shownPage(others) };
+}
+
+/**
+ * The first notes of `rows` (fetched with `ITEM_NOTES_SHOWN + 1`) that fit ITEM_NOTES_SHOWN notes and
+ * ITEM_NOTES_BODY_BUDGET body characters (always at least one), and the cursor after the last one shown when more
+ * remain.
+ */
+function pageWithinBudget<T extends { id: string; createdAt: Date; body: string }>(rows: T[]): Page<T> {
+  let shown = 0;
+  let characters = 0;
+  for (const row of rows.slice(0, ITEM_NOTES_SHOWN)) {
+    if (shown > 0 && characters + row.body.length > ITEM_NOTES_BODY_BUDGET) break;
+    characters += row.body.length;
+    shown++;
+  }
+  if (shown === rows.length) return { items: rows, next: null };
+  const items = rows.slice(0, shown);
+  return { items, next: encodeKeysetCursor(items[shown - 1]!) };
 }
 
 /** Labels of everyone who may have written a note of the company: its users (email) and API keys (name). */
