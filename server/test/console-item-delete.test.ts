@@ -5,7 +5,7 @@
  * names only the short ID. Members see no Delete and get 403; a POST without the CSRF token is 403; another
  * company's item is 404. Over HTTP (the browser walk-through with axe-core is in console-pipelines.test.ts).
  */
-import { consoleOverHttp, createConsoleUser, signInOverHttp, type ConsoleHttp, type ConsoleUser } from "./helpers/console-browser";
+import { adminAndMemberOverHttp, createItemOverApi, signInOverHttp, type ConsoleHttp, type ConsoleUser } from "./helpers/console-browser";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -13,23 +13,12 @@ let admin: ConsoleHttp;
 let member: ConsoleHttp;
 let adminUser: ConsoleUser;
 
-const newItem = async (name: string, key = t.apiKey, pipeline = t.pipeline) => {
-  const res = await t.request(
-    "POST",
-    "/v1/ext/items",
-    { name, pipeline_id: pipeline.id, stage_id: pipeline.stages[0]!.id, metadata: { email: `${name.replace(/\W/g, "")}@example.com` } },
-    key,
-  );
-  expect(res.status).toBe(201);
-  return res.body as { item_id: string; short_id: string };
-};
+const newItem = (name: string, key = t.apiKey, pipeline = t.pipeline) => createItemOverApi(t, name, key, pipeline);
 const itemPath = (itemId: string, pipelineId = t.pipeline.id) => `/console/pipelines/${pipelineId}/items/${itemId}`;
 
 beforeAll(async () => {
   t = await startTestServer();
-  adminUser = await createConsoleUser(t, "admin");
-  admin = await consoleOverHttp(t.url, adminUser);
-  member = await consoleOverHttp(t.url, await createConsoleUser(t, "member"));
+  ({ adminUser, admin, member } = await adminAndMemberOverHttp(t));
 }, 60_000);
 afterAll(async () => {
   await t?.close();

@@ -3,7 +3,7 @@
  * API (`/v1/ext`). See README.md in this folder for how a page is added.
  *
  * Order of the middleware (each line below runs for every console request):
- * helmet + no-store → cookies, form bodies (urlencoded, 64 KiB) → static assets → Origin check (POST) →
+ * helmet + no-store → cookies, form bodies (urlencoded, 64 KiB; the note forms' NOTE_FORM_MAX_BYTES) → static assets → Origin check (POST) →
  * session (the signed-in user and company on the request) → CSRF token check (POST) and a fresh token for forms →
  * public pages (sign-in and its second step, invitation) → sign-in guard (a session pending its second factor is not
  * signed in) → the two-factor page → the two-factor setup guard (when the company requires it) → the sections → 404
@@ -17,6 +17,7 @@ import { consoleNotFound, renderConsoleError } from "./errors";
 import { auditRouter } from "./pages/audit";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
+import { NOTE_FORM_MAX_BYTES, NOTE_FORM_PATH, notesRouter } from "./pages/notes";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { profileRouter } from "./pages/profile";
 import { signInRouter } from "./pages/sign-in";
@@ -38,7 +39,9 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use("/assets", express.static(ASSETS_DIR, { index: false, fallthrough: false, maxAge: "1h" }));
   router.use(noStore);
   router.use(cookieParser());
-  router.use(express.urlencoded({ extended: false, limit: "64kb" }));
+  const forms = express.urlencoded({ extended: false, limit: "64kb" });
+  const noteForms = express.urlencoded({ extended: false, limit: NOTE_FORM_MAX_BYTES });
+  router.use((req, res, next) => (req.method === "POST" && NOTE_FORM_PATH.test(req.path) ? noteForms : forms)(req, res, next));
   router.use(originCheck);
   router.use(loadSession(ctx.prisma));
   router.post(IMPORT_PATH, blueprintUpload); // the one multipart form: parsed before the CSRF check reads its _csrf
@@ -62,6 +65,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));
   router.use(pipelinesRouter(ctx));
+  router.use(notesRouter(ctx));
   router.use(teamRouter(ctx));
   router.use(profileRouter(ctx));
   router.use(auditRouter(ctx));

@@ -51,6 +51,11 @@ export const AUDIT_ACTIONS = {
   "pipeline.archived": "Pipeline archived",
   "pipeline.restored": "Pipeline restored",
   "item.deleted": "Item deleted",
+  "note.created": "Note added",
+  "note.updated": "Note edited",
+  "note.pinned": "Note pinned",
+  "note.unpinned": "Note unpinned",
+  "note.deleted": "Note deleted",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */

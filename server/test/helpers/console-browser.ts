@@ -19,7 +19,7 @@ import type { Browser, BrowserContext, Locator, Page, Response } from "playwrigh
 import { chromium as playwright } from "playwright-core";
 import { CLI_ACTOR } from "../../src/services/audit-log";
 import { createUser, type Role } from "../../src/services/users";
-import type { TestServer } from "./test-server";
+import type { TestPipeline, TestServer } from "./test-server";
 
 const REPO_ROOT = path.resolve(__dirname, "../../..");
 
@@ -307,4 +307,27 @@ export async function consoleOverHttp(baseUrl: string, user: { email: string; pa
       return { status: res.status, text: await res.text(), location: res.headers.get("location") };
     },
   };
+}
+
+/**
+ * Creates an item named `name` through the API (in `t`'s Sales pipeline, first stage, an email made from the name)
+ * for a console test, with `key` of the company owning `pipeline`. @returns its `item_id` and `short_id`.
+ */
+export async function createItemOverApi(t: TestServer, name: string, key: string = t.apiKey, pipeline: TestPipeline = t.pipeline): Promise<{ item_id: string; short_id: string }> {
+  const res = await t.request(
+    "POST",
+    "/v1/ext/items",
+    { name, pipeline_id: pipeline.id, stage_id: pipeline.stages[0]!.id, metadata: { email: `${name.replace(/\W/g, "")}@example.com` } },
+    key,
+  );
+  if (res.status !== 201) throw new Error(`item create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { item_id: string; short_id: string };
+}
+
+/** An admin and a member of `t`'s main company, each signed in over HTTP (the access tests of a console page). */
+export async function adminAndMemberOverHttp(t: TestServer): Promise<{ adminUser: ConsoleUser; admin: ConsoleHttp; member: ConsoleHttp }> {
+  const adminUser = await createConsoleUser(t, "admin");
+  const admin = await consoleOverHttp(t.url, adminUser);
+  const member = await consoleOverHttp(t.url, await createConsoleUser(t, "member"));
+  return { adminUser, admin, member };
 }

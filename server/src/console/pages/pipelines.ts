@@ -1,7 +1,7 @@
 /**
  * Pipelines and items, read-only (issue 10, "Pipelines, items, audit"): the company's pipelines with stages,
  * statuses, custom fields and duplicate rules; a pipeline's items in keyset pages, searchable by name or short ID;
- * one item with its custom fields and tasks. Owners and admins import a pipeline from a blueprint JSON file with
+ * one item with its custom fields, tasks and notes (the note forms: pages/notes.ts). Owners and admins import a pipeline from a blueprint JSON file with
  * the same service as the admin CLI's `pipelines import` (services/pipeline-import.ts), and archive or restore a
  * pipeline after a confirmation page (services/pipeline-archive.ts, as the CLI's `pipelines archive|restore`), and
  * delete an item after a confirmation page (services/item-delete.ts, as the API's DELETE).
@@ -22,6 +22,7 @@ import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
 import { requireRole } from "../session";
 import { renderPage } from "../views";
+import { renderItemPage } from "./item-page";
 
 /** Largest blueprint file accepted, in bytes. */
 export const BLUEPRINT_FILE_MAX_BYTES = 1024 * 1024;
@@ -125,11 +126,8 @@ export function pipelinesRouter(ctx: AppContext): Router {
     renderPage(req, res, "pipelines/items", { title: `Items of ${pipeline.name}`, pipeline, items: page.items, next: page.next, search, firstPage: !cursor });
   });
 
-  router.get("/pipelines/:id/items/:itemId", async (req, res) => {
-    const companyId = signedIn(req).company.id;
-    const overview = await describeItem(ctx, companyId, param(req, "id"), param(req, "itemId"));
-    renderPage(req, res, "pipelines/item", { title: `${overview.item.short_id}: ${overview.item.name}`, pipelineId: param(req, "id"), ...overview });
-  });
+  // The item page, with its notes (pages/item-page.ts; the note forms are in pages/notes.ts).
+  router.get("/pipelines/:id/items/:itemId", (req, res) => renderItemPage(ctx, req, res));
 
   // Delete an item (owners and admins): a confirmation page, then a CSRF-protected POST (services/item-delete.ts,
   // the API's DELETE). The flash message names the short ID only: the session stores it, and the item's values must
