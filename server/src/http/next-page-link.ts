@@ -11,11 +11,18 @@ import { encodeKeysetCursor, type KeysetPosition } from "@stageline/shared";
 export function pageWithLink<T extends KeysetPosition>(req: Request, res: Response, rows: T[], limit: number): T[] {
   if (rows.length <= limit) return rows;
   const page = rows.slice(0, limit);
-  const last = page[page.length - 1]!;
+  setNextLink(req, res, { cursor: encodeKeysetCursor(page[page.length - 1]!), limit: String(limit) });
+  return page;
+}
+
+/**
+ * Sets `Link: <...>; rel="next"` (beside any Link already set) to the request's own URL with the query parameters
+ * `params` set (replacing their values) and `remove` deleted.
+ */
+export function setNextLink(req: Request, res: Response, params: Record<string, string>, remove: readonly string[] = []): void {
   const url = new URL(req.originalUrl, `${req.protocol}://${req.get("host")}`);
-  url.searchParams.set("cursor", encodeKeysetCursor(last));
-  url.searchParams.set("limit", String(limit));
+  for (const name of remove) url.searchParams.delete(name);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   // append: a deprecated list already carries `Link: <...>; rel="deprecation"` (http/deprecation.ts).
   res.append("Link", `<${url.toString()}>; rel="next"`);
-  return page;
 }
