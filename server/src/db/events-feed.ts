@@ -55,7 +55,7 @@ export interface FeedRead {
   scan?: number;
 }
 
-/** Selected columns of a feed row. */
+/** Selected columns of a feed row (by id). */
 const COLUMNS = `e.id, e.seq::text AS seq, e.type, e.resource_id, e.payload, e.created_at`;
 
 /** A row of `COLUMNS` as the driver returns it. */
@@ -73,66 +73,69 @@ function toFeedRow(r: StoredRow): FeedEventRow {
   return { id: r.id, seq: BigInt(r.seq), type: r.type, resourceId: r.resource_id, payload: r.payload, createdAt: new Date(r.created_at) };
 }
 
-/**
- * The statement of each direction, with or without the `resource_id` condition (`$3`): only the comparison, the
- * order and that condition differ, all spliced from constants, so each variant's plan is a plain index range scan
- * (`(company_id, seq)`, or `(company_id, resource_id, seq)` with a resource).
- */
-function feedSql(direction: "asc" | "desc", byResource: boolean): string {
+/** The range a read examines, as SQL conditions on `webhook_events e` (the resource condition spliced by variant). */
+function rangeSql(direction: "asc" | "desc", byResource: boolean): { where: string; order: string } {
   const [cmp, order, start] = direction === "asc" ? [">", "ASC", "0"] : ["<", "DESC", "9223372036854775807"];
-  return `WITH scanned AS MATERIALIZED (
-       SELECT ${COLUMNS} FROM webhook_events e
-       WHERE e.company_id = $1 AND ${byResource ? "e.resource_id = $3::text" : "$3::text IS NULL"}
-         AND e.seq ${cmp} COALESCE($2::bigint, ${start})
-       ORDER BY e.seq ${order}
-       LIMIT $6::int
-     ), matched AS (
-       SELECT s.* FROM scanned s
-       WHERE s.type = ANY ($4::text[]) AND ($5::text IS NULL OR ${eventPipelineSql("s", "$1")} = $5::text)
-       ORDER BY s.seq::bigint ${order}
-       LIMIT $7::int + 1
-     ), summary AS (
-       SELECT (SELECT count(*) FROM scanned)::int AS scanned,
-         (SELECT id FROM scanned ORDER BY seq::bigint ${order} OFFSET $6::int - 1 LIMIT 1) AS last_id,
-         (SELECT seq FROM scanned ORDER BY seq::bigint ${order} OFFSET $6::int - 1 LIMIT 1) AS last_seq
-     )
-     SELECT sm.scanned, sm.last_id, sm.last_seq, m.id, m.seq, m.type, m.resource_id, m.payload, m.created_at
-     FROM summary sm LEFT JOIN matched m ON true
-     ORDER BY m.seq::bigint ${order}`;
+  return {
+    where: `e.company_id = $1 AND ${byResource ? "e.resource_id = $3::text" : "$3::text IS NULL"} AND e.seq ${cmp} COALESCE($2::bigint, ${start})`,
+    order,
+  };
 }
 
 /**
- * Reads one page of company `companyId`'s events (see the module comment for the cost bound).
+ * The page statement of each direction, with or without the `resource_id` condition (`$3`): only the comparison, the
+ * order and that condition differ, all spliced from constants, so each variant's plan is a plain index range scan
+ * (`(company_id, seq)`, or `(company_id, resource_id, seq)` with a resource) under a LIMIT of `$6` rows, filtered,
+ * under a LIMIT of `$7 + 1`: the scan stops as soon as the page is full, and never reads more than `$6` rows.
+ */
+function pageSql(direction: "asc" | "desc", byResource: boolean): string {
+  const { where, order } = rangeSql(direction, byResource);
+  return `SELECT s.id, s.seq::text AS seq, s.type, s.resource_id, s.payload, s.created_at
+     FROM (
+       SELECT e.id, e.seq, e.type, e.resource_id, e.payload, e.created_at FROM webhook_events e
+       WHERE ${where}
+       ORDER BY e.seq ${order}
+       LIMIT $6::int
+     ) s
+     WHERE s.type = ANY ($4::text[]) AND ($5::text IS NULL OR ${eventPipelineSql("s", "$1")} = $5::text)
+     ORDER BY s.seq ${order}
+     LIMIT $7::int + 1`;
+}
+
+/** The last row of the read's range when the range holds `$4` rows or more (the row that bounds the scan). */
+function boundSql(direction: "asc" | "desc", byResource: boolean): string {
+  const { where, order } = rangeSql(direction, byResource);
+  return `SELECT e.id, e.seq::text AS seq FROM webhook_events e
+     WHERE ${where}
+     ORDER BY e.seq ${order}
+     OFFSET $4::int - 1 LIMIT 1`;
+}
+
+/**
+ * Reads one page of company `companyId`'s events (see the module comment for the cost bound): one statement for
+ * the page, and, only when the page is not full, a second that finds whether the scan bound cut it short.
  * @returns the matching rows in the read's order and whether more may follow (`more`; continue after the last row,
  * or after `lastExamined` when the scan bound cut the page short).
  */
 export async function readFeed(prisma: PrismaClient, companyId: string, read: FeedRead): Promise<FeedScan> {
   const scan = Math.max(read.scan ?? FEED_SCAN_ROWS, read.limit + 1);
-  const rows = await query<{
-    scanned: number;
-    last_id: string | null;
-    last_seq: string | null;
-    id: string | null;
-    seq: string | null;
-    type: string;
-    resource_id: string;
-    payload: unknown;
-    created_at: Date;
-  }>(prisma, feedSql(read.direction, read.resourceId !== null), [
+  const byResource = read.resourceId !== null;
+  const from = read.from === null ? null : read.from.toString();
+  const rows = await query<StoredRow>(prisma, pageSql(read.direction, byResource), [
     companyId,
-    read.from === null ? null : read.from.toString(),
+    from,
     read.resourceId,
     [...read.types],
     read.pipelineId,
     scan,
     read.limit,
   ]);
-  const matched = rows.filter((r): r is typeof r & StoredRow => r.id !== null).map(toFeedRow);
+  const matched = rows.map(toFeedRow);
   if (matched.length > read.limit) return { rows: matched.slice(0, read.limit), more: true, lastExamined: null };
-  // The scan stopped at its bound: events may remain past the last one examined (its row is the bound's last).
-  const last = rows[0];
-  const cut = last !== undefined && Number(last.scanned) >= scan && last.last_id !== null && last.last_seq !== null;
-  return { rows: matched, more: cut, lastExamined: cut ? { id: last.last_id!, seq: BigInt(last.last_seq!) } : null };
+  // Not full: either the range ended, or the scan reached its bound (then events may remain past its last row).
+  const bound = await query<{ id: string; seq: string }>(prisma, boundSql(read.direction, byResource), [companyId, from, read.resourceId, scan]);
+  const last = bound[0];
+  return { rows: matched, more: last !== undefined, lastExamined: last ? { id: last.id, seq: BigInt(last.seq) } : null };
 }
 
 /** The seq of company `companyId`'s event `eventId`, or null when it is not (or no longer) stored. */
