@@ -14,6 +14,10 @@ const WITHOUT_TOOL: Record<string, string> = {
   getSampleTask: "a Zapier/n8n trigger-setup sample, not data",
   rotateWebhookSecret: "a secret rotation is an operator's step, not an agent's",
   redeliverWebhook: "an operator's repair step",
+  replayWebhookDeliveries: "an operator's repair step",
+  // Issue 31: the MCP `list_events` tool comes with the surfaces' slice (mcp/ is not part of the server's slice).
+  listEvents: "not yet a tool: issue 31's list_events comes with the MCP slice",
+  getEvent: "not yet a tool: issue 31's list_events comes with the MCP slice",
 };
 
 describe("MCP tools and API operations", () => {
