@@ -10,6 +10,7 @@ import { EVENT_NAMES } from "@stageline/shared";
 import type { Prisma } from "../src/generated/prisma/client";
 import { readFeed } from "../src/db/events-feed";
 import { insertEvent, lockEventOrder } from "../src/db/outbox";
+import { requeueRange } from "../src/db/webhook-deliveries-log";
 import { purgeWebhookLog } from "../src/webhooks/retention";
 import { startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
 import { createSalesPipeline, startTestServer, type TestPipeline, type TestServer } from "./helpers/test-server";
@@ -275,13 +276,18 @@ describe("deliveries and the feed", () => {
     const empty = await t.request("POST", `/v1/ext/webhooks/${id}/replay`, { since: "2020-01-01T00:00:00Z", until: "2020-01-02T00:00:00Z" }, key);
     expect(empty.status).toBe(202);
     expect(empty.body).toEqual({ count: 0 });
+    // The cap: a call queues at most `cap` (MAX_REPLAY_DELIVERIES through the API), the oldest first; the next call
+    // takes the rest (the queued ones are pending, not picked again).
+    const now = new Date();
+    expect(await requeueRange(t.server.ctx.prisma, id, { since: new Date(since), until: now, states: ["failed"], cap: 2 }, now)).toBe(2);
     const replayed = await t.request("POST", `/v1/ext/webhooks/${id}/replay`, { since }, key);
     expect(replayed.status).toBe(202);
-    expect(replayed.body).toEqual({ count: 3 });
+    expect(replayed.body).toEqual({ count: 1 });
     await waitUntil(async () => (await states()).every((s: string) => s === "succeeded"), "three replayed deliveries delivered");
     // The replayed deliveries keep their webhook-id: one per event, each the event's id.
     const accepted = receiver.accepted("/replay").map((r) => r.headers["webhook-id"]);
-    const events = (await follow((await t.server.ctx.prisma.webhookEvent.findFirstOrThrow({ where: { companyId: t.companyId }, orderBy: { seq: "asc" } })).id, "&event=item.created")).filter((e) => e.data.name?.startsWith("Replay"));
+    const events = (await feed("?event=item.created&limit=50")).body.filter((e: any) => e.data.name?.startsWith("Replay")) as { event_id: string }[];
+    expect(events).toHaveLength(3);
     expect(new Set(accepted)).toEqual(new Set(events.map((e) => e.event_id)));
     // Nothing failed is left: only_failed (default) replays nothing; only_failed false replays the delivered ones.
     expect((await t.request("POST", `/v1/ext/webhooks/${id}/replay`, { since }, key)).body).toEqual({ count: 0 });

@@ -94,8 +94,9 @@ export async function requeueDelivery(
  * are queued already), the oldest first, at most `cap` of them, skipping those whose event body was erased (nothing
  * left to send). Their attempts, `webhook-id` (the event id) and `seq` are kept, so they go out through the normal
  * dispatcher, in event order within the subscription and under its fairness rules. One statement, which locks the
- * queue row before the delivery rows, as the dispatcher's statements do (no deadlock with them). Reads the index
- * `webhook_deliveries (subscription_id, state, created_at desc, id desc)`: at most `cap` rows per state.
+ * queue row before the delivery rows, as the dispatcher's statements do (no deadlock with them). Per state, a
+ * range scan of the index `webhook_deliveries (subscription_id, state, created_at desc, id desc)` (read backwards,
+ * oldest first) that stops after `cap` rows, however many deliveries the range holds.
  * @returns how many deliveries were queued again (at most `cap`).
  */
 export async function requeueRange(
@@ -108,11 +109,16 @@ export async function requeueRange(
     WITH sub AS (
       SELECT id FROM webhook_subscriptions WHERE id = ${subscriptionId} FOR NO KEY UPDATE
     ), picked AS (
-      SELECT d.id FROM webhook_deliveries d, sub
-      WHERE d.subscription_id = sub.id AND d.state = ANY (${[...range.states]}::text[])
-        AND d.created_at >= ${range.since}::timestamptz AND d.created_at < ${range.until}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.id = d.event_id AND e.erased_at IS NOT NULL)
-      ORDER BY d.created_at, d.id
+      SELECT p.id FROM sub CROSS JOIN unnest(${[...range.states]}::text[]) AS st(state)
+      CROSS JOIN LATERAL (
+        SELECT d.id, d.created_at FROM webhook_deliveries d
+        WHERE d.subscription_id = sub.id AND d.state = st.state
+          AND d.created_at >= ${range.since}::timestamptz AND d.created_at < ${range.until}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.id = d.event_id AND e.erased_at IS NOT NULL)
+        ORDER BY d.created_at, d.id
+        LIMIT ${range.cap}::int
+      ) p
+      ORDER BY p.created_at, p.id
       LIMIT ${range.cap}::int
     ), requeued AS (
       UPDATE webhook_deliveries d SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
