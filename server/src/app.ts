@@ -24,6 +24,7 @@ import { consoleRouter } from "./console";
 import { MCP_PATH, mcpRouter } from "./mcp/edge";
 import { API_OPERATIONS } from "./openapi/operations";
 import { buildRouteTable } from "./openapi/route-table";
+import { eventsRouter } from "./routes/events";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
 import { openApiRouter } from "./routes/openapi";
@@ -84,6 +85,7 @@ export function createApp(ctx: AppContext): Express {
   ext.use(usersRouter(ctx));
   ext.use(notesRouter(ctx));
   ext.use(webhooksRouter(ctx));
+  ext.use(eventsRouter(ctx));
   ext.use(notFoundHandler);
   app.use("/v1/ext", ext);
 

@@ -15,6 +15,8 @@ interface Fixture {
   stageId: string;
   webhookId: string;
   deliveryId: string;
+  /** The item.created event of the fixture's item. */
+  eventId: string;
 }
 
 interface Endpoint {
@@ -30,6 +32,8 @@ interface Endpoint {
   ids: boolean;
   /** Status for another company's key when the body names this company's resources (422: they do not resolve). */
   foreignBody?: number;
+  /** An allowed scope that still cannot read this resource, and the answer it gets (an event of a name its scopes do not read: 404). */
+  unreadableWith?: { scope: Scope; status: number; code: string };
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -64,7 +68,10 @@ const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: (f) => `/webhooks/${f.webhookId}/rotate-secret`, scopes: ["hooks:manage"], success: 200, ids: true },
   { method: "GET", path: (f) => `/webhooks/${f.webhookId}/deliveries`, scopes: ["hooks:manage"], success: 200, ids: true },
   { method: "POST", path: (f) => `/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`, scopes: ["hooks:manage"], success: 202, ids: true },
+  { method: "POST", path: (f) => `/webhooks/${f.webhookId}/replay`, scopes: ["hooks:manage"], success: 202, ids: true, body: () => ({ since: "2020-01-01T00:00:00Z" }) },
   { method: "DELETE", path: (f) => `/webhooks/${f.webhookId}`, scopes: ["hooks:manage"], success: 204, ids: true },
+  { method: "GET", path: () => "/events", scopes: ["items:read", "tasks:read"], success: 200, ids: false },
+  { method: "GET", path: (f) => `/events/${f.eventId}`, scopes: ["items:read", "tasks:read"], success: 200, ids: true, unreadableWith: { scope: "tasks:read", status: 404, code: "not_found" } },
 ];
 
 describe("access matrix", () => {
@@ -80,7 +87,10 @@ describe("access matrix", () => {
     const task = await t.request("POST", "/v1/ext/tasks", { title: "Matrix task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" });
     const note = await t.request("POST", "/v1/ext/notes", { item_id: item.body.item_id, body: "Matrix note" });
     const delivery = await t.server.ctx.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: hook.body.id } });
-    return { itemId: item.body.item_id, taskId: task.body.task_id, noteId: note.body.note_id, pipelineId: t.pipeline.id, stageId: stage.id, webhookId: hook.body.id, deliveryId: delivery.id };
+    return {
+      itemId: item.body.item_id, taskId: task.body.task_id, noteId: note.body.note_id, pipelineId: t.pipeline.id, stageId: stage.id, webhookId: hook.body.id,
+      deliveryId: delivery.id, eventId: delivery.eventId,
+    };
   }
 
   async function call(e: Endpoint, key: string | null, f: Fixture) {
@@ -103,7 +113,7 @@ describe("access matrix", () => {
     await t?.close();
   });
 
-  describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ itemId: "{item}", taskId: "{task}", noteId: "{note}", pipelineId: "{pipeline}", stageId: "{stage}", webhookId: "{webhook}", deliveryId: "{delivery}" })}`, e] as const))(
+  describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ itemId: "{item}", taskId: "{task}", noteId: "{note}", pipelineId: "{pipeline}", stageId: "{stage}", webhookId: "{webhook}", deliveryId: "{delivery}", eventId: "{event}" })}`, e] as const))(
     "%s",
     (_name, e) => {
       it("401 without a key, with a revoked or an expired key; 402 for an inactive company", async () => {
@@ -118,7 +128,12 @@ describe("access matrix", () => {
         const f = await fixture();
         const allowed = e.scopes === "any" || e.scopes.includes(scope);
         const res = await call(e, keys.byScope[scope], f);
-        expect({ status: res.status, code: res.body?.code }).toEqual(allowed ? { status: e.success, code: undefined } : { status: 403, code: "insufficient_scope" });
+        const expected = !allowed
+          ? { status: 403, code: "insufficient_scope" }
+          : e.unreadableWith?.scope === scope
+            ? { status: e.unreadableWith.status, code: e.unreadableWith.code }
+            : { status: e.success, code: undefined };
+        expect({ status: res.status, code: res.body?.code }).toEqual(expected);
       });
 
       const foreign = e.ids ? "404 not_found" : e.foreignBody ? "422 invalid_reference" : "its own data";

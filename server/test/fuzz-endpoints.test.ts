@@ -12,7 +12,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 /** The largest error body accepted (issue 12: every error body is bounded). */
 const MAX_ERROR_BYTES = 64 * 1024;
 
-type Ids = Record<"item" | "doomed" | "task" | "note" | "doomedNote" | "pipeline" | "stage" | "webhook" | "delivery", string>;
+type Ids = Record<"item" | "doomed" | "task" | "note" | "doomedNote" | "pipeline" | "stage" | "webhook" | "delivery" | "event", string>;
 
 /** Every endpoint of the external API, with the path parameters it takes. */
 const ENDPOINTS: { method: string; path: string }[] = [
@@ -47,6 +47,9 @@ const ENDPOINTS: { method: string; path: string }[] = [
   { method: "POST", path: "/webhooks/{webhook}/rotate-secret" },
   { method: "GET", path: "/webhooks/{webhook}/deliveries" },
   { method: "POST", path: "/webhooks/{webhook}/deliveries/{delivery}/redeliver" },
+  { method: "POST", path: "/webhooks/{webhook}/replay" },
+  { method: "GET", path: "/events" },
+  { method: "GET", path: "/events/{event}" },
 ];
 
 /** Field names the API knows, so generated bodies and queries reach validation beyond "unknown field". */
@@ -54,14 +57,15 @@ const KNOWN_FIELDS = [
   "name", "pipeline_id", "stage_id", "status_id", "metadata", "contact_id", "source", "version", "title", "description",
   "due_at", "priority", "task_type", "assigned_to", "item_id", "is_completed", "notes", "duration_minutes",
   "reminder_minutes", "target_url", "event", "events", "limit", "cursor", "created_after", "due_before", "due_after",
-  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields", "body", "pinned",
+  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields", "body", "pinned", "after", "resource_id", "since", "until",
+  "only_failed",
 ];
 
 const hostileStrings = fc.constantFrom(
   "", " ", "\u0000", "%00", "%FF", "%", "..", "../../etc/passwd", "null", "undefined", "NaN", "-1", "0", "1e309",
   "0000-01-01T00:00:00Z", "+275760-09-13T00:00:00.000Z", "2026-02-31T00:00:00Z", "'; DROP TABLE items; --",
   "<script>alert(1)</script>", "\uD800", "\uFFFF", "🦄".repeat(50), "a".repeat(300), "https://[::127.0.0.1]/x",
-  "http://169.254.169.254/", "javascript:alert(1)", "item.created", "items:read",
+  "http://169.254.169.254/", "javascript:alert(1)", "item.created", "items:read", "item.created,task.created", "item.created,",
 );
 
 /** Percent-encodes `s`; a lone surrogate (which encodeURIComponent refuses) becomes its raw, invalid UTF-8 bytes. */
@@ -150,7 +154,12 @@ describe("fuzzing every endpoint", () => {
     const doomedNote = await t.request("POST", "/v1/ext/notes", { item_id: item.body.item_id, body: "Fuzz doomed note" });
     const created = [item, doomed, task, hook, note, doomedNote];
     if (created.some((res) => res.status !== 201)) throw new Error("fixtures were not created");
-    ids = { item: item.body.item_id, doomed: doomed.body.item_id, task: task.body.task_id, note: note.body.note_id, doomedNote: doomedNote.body.note_id, pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000" };
+    const event = await t.request("GET", "/v1/ext/events?limit=1");
+    if (event.status !== 200 || event.body.length !== 1) throw new Error("no event in the feed");
+    ids = {
+      item: item.body.item_id, doomed: doomed.body.item_id, task: task.body.task_id, note: note.body.note_id, doomedNote: doomedNote.body.note_id,
+      pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000", event: event.body[0].event_id,
+    };
   });
   afterAll(async () => {
     await t?.close();
@@ -161,7 +170,7 @@ describe("fuzzing every endpoint", () => {
       endpoint: fc.constantFrom(...ENDPOINTS),
       params: fc.record({
         item: pathParam("ITEM"), doomed: pathParam("DOOMED"), task: pathParam("TASK"), note: pathParam("NOTE"), doomedNote: pathParam("DOOMED_NOTE"), pipeline: pathParam("PIPELINE"), stage: pathParam("STAGE"),
-        webhook: pathParam("WEBHOOK"), delivery: pathParam("DELIVERY"), resource: fc.oneof(fc.constantFrom("item", "task", "items", "tasks", "notes"), anyText.map(enc)),
+        webhook: pathParam("WEBHOOK"), delivery: pathParam("DELIVERY"), event: pathParam("EVENT"), resource: fc.oneof(fc.constantFrom("item", "task", "items", "tasks", "notes"), anyText.map(enc)),
       }),
       query: queryString,
       body: bodyText,
@@ -169,7 +178,10 @@ describe("fuzzing every endpoint", () => {
     });
     await fc.assert(
       fc.asyncProperty(request, async ({ endpoint, params, query, body, contentType: type }) => {
-        const real: Record<string, string> = { ITEM: ids.item, DOOMED: ids.doomed, TASK: ids.task, NOTE: ids.note, DOOMED_NOTE: ids.doomedNote, PIPELINE: ids.pipeline, STAGE: ids.stage, WEBHOOK: ids.webhook, DELIVERY: ids.delivery };
+        const real: Record<string, string> = {
+          ITEM: ids.item, DOOMED: ids.doomed, TASK: ids.task, NOTE: ids.note, DOOMED_NOTE: ids.doomedNote, PIPELINE: ids.pipeline, STAGE: ids.stage,
+          WEBHOOK: ids.webhook, DELIVERY: ids.delivery, EVENT: ids.event,
+        };
         const path = endpoint.path.replace(/\{(\w+)\}/g, (_m, name: keyof typeof params) => real[params[name]] ?? params[name]);
         const headers: Record<string, string> = { "x-api-key": t.apiKey };
         if (type) headers["content-type"] = type;

@@ -16,6 +16,10 @@ const WITHOUT_TOOL: Record<string, string> = {
   redeliverWebhook: "an operator's repair step",
   // Issue 30 item 6 adds `list_users` to the MCP surface (then this entry goes: the check below requires it).
   listUsers: "the people directory's MCP tool (list_users) comes with the MCP surface of issue 30 item 6",
+  replayWebhookDeliveries: "an operator's repair step",
+  // Issue 31: the MCP `list_events` tool comes with the surfaces' slice (mcp/ is not part of the server's slice).
+  listEvents: "not yet a tool: issue 31's list_events comes with the MCP slice",
+  getEvent: "not yet a tool: issue 31's list_events comes with the MCP slice",
 };
 
 describe("MCP tools and API operations", () => {

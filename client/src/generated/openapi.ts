@@ -424,6 +424,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ext/webhooks/{webhook_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay a range of deliveries
+         * @description Queues again the subscription's deliveries of the events that occurred from `since` (inclusive) to `until` (exclusive, default now): failed ones only, or delivered ones too with `only_failed: false` (Standard Webhooks' "replay failures of a range"). They go out through the normal dispatcher, in event order, each with its event's `webhook-id`. At most 1000 per call, the oldest first; a `count` of 1000 means more may remain: call again. Deliveries whose body was erased (their item was deleted) are not replayed, nor those deleted by retention.
+         *
+         *     Scope: `hooks:manage`.
+         */
+        post: operations["replayWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ext/webhooks/sample/items": {
         parameters: {
             query?: never;
@@ -504,6 +526,50 @@ export interface paths {
          *     Scope: `hooks:manage` or `items:read`.
          */
         get: operations["getSampleNote"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (the events feed)
+         * @description Every event of the company kept for the retention period (30 days, the server's `WEBHOOK_RETENTION_DAYS`), whether or not a subscription exists; `data` is exactly the body a delivery of it carries (the erased body once its item, or its note, was deleted). A key sees the events its scopes read: `items:read` item and note events, `tasks:read` task events. Newest first, keyset pagination with `cursor`. With `after=<event_id>`: the events committed after that one, oldest first, in the order deliveries follow; continue with the `Link` header's `next` URL, and once no `Link` comes, poll again later with the last `event_id` received. An `after` no longer retained is `410 cursor_expired` (events may have been missed: resynchronize). A page examines a bounded number of events, so with filters that match little it may be short, or empty, while a `Link` still follows.
+         *
+         *     Scope: `items:read` or `tasks:read`.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description One retained event, as the feed shows it. An event the key's scopes cannot read is `404`, as another company's.
+         *
+         *     Scope: `items:read` or `tasks:read`.
+         */
+        get: operations["getEvent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1678,6 +1744,30 @@ export interface components {
                     detail: string;
                     /** @enum {string} */
                     code: "payload_erased";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
+        /** @description Error. */
+        CursorExpired: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 410;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "cursor_expired";
                     errors?: components["schemas"]["ProblemFieldError"][];
                     current_version?: number;
                     valid_events?: string[];
@@ -3327,6 +3417,68 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    replayWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's `id`. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-03-01T00:00:00Z",
+                 *       "until": "2026-03-02T00:00:00Z",
+                 *       "only_failed": true
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    since: string;
+                    /** Format: date-time */
+                    until?: string;
+                    /** @default true */
+                    only_failed?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description How many deliveries were queued again. */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 12
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Deliveries queued again. 1000 means the cap was reached: call again to queue the rest. */
+                        count: number;
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["InvalidReference"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     getSampleItem: {
         parameters: {
             query?: {
@@ -3601,6 +3753,167 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             402: components["responses"]["SubscriptionInactive"];
             403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                event?: string;
+                resource_id?: string;
+                pipeline_id?: string;
+                after?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "event_id": "01935d73-4e5e-7061-b273-9d0e1f203141",
+                     *         "event": "item.created",
+                     *         "occurred_at": "2026-03-01T09:30:00.000Z",
+                     *         "resource_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *         "data": {
+                     *           "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *           "short_id": "SALES-42",
+                     *           "name": "Acme deal",
+                     *           "pipeline": "Sales",
+                     *           "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *           "stage": "Lead",
+                     *           "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *           "status": "Open",
+                     *           "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *           "contact_id": null,
+                     *           "source": "api",
+                     *           "created_at": "2026-03-01T09:30:00.000Z",
+                     *           "updated_at": "2026-03-01T09:30:00.000Z",
+                     *           "version": 1,
+                     *           "email": "ada@acme.example",
+                     *           "deal_value": 1500
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        /** @description The event's id: the `webhook-id` of its deliveries. */
+                        event_id: string;
+                        /** @enum {string} */
+                        event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+                        /**
+                         * Format: date-time
+                         * @description When the change that caused the event was written.
+                         */
+                        occurred_at: string;
+                        /** @description The item, task or note the event is about. */
+                        resource_id: string;
+                        /** @description Exactly the body a delivery of this event carries (the erased body after its item was deleted). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            410: components["responses"]["CursorExpired"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's `event_id` (the `webhook-id` of its deliveries). */
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "event_id": "01935d73-4e5e-7061-b273-9d0e1f203141",
+                     *       "event": "item.created",
+                     *       "occurred_at": "2026-03-01T09:30:00.000Z",
+                     *       "resource_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "data": {
+                     *         "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *         "short_id": "SALES-42",
+                     *         "name": "Acme deal",
+                     *         "pipeline": "Sales",
+                     *         "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *         "stage": "Lead",
+                     *         "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *         "status": "Open",
+                     *         "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *         "contact_id": null,
+                     *         "source": "api",
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "updated_at": "2026-03-01T09:30:00.000Z",
+                     *         "version": 1,
+                     *         "email": "ada@acme.example",
+                     *         "deal_value": 1500
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The event's id: the `webhook-id` of its deliveries. */
+                        event_id: string;
+                        /** @enum {string} */
+                        event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+                        /**
+                         * Format: date-time
+                         * @description When the change that caused the event was written.
+                         */
+                        occurred_at: string;
+                        /** @description The item, task or note the event is about. */
+                        resource_id: string;
+                        /** @description Exactly the body a delivery of this event carries (the erased body after its item was deleted). */
+                        data: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

@@ -9,7 +9,7 @@ import { eraseEventsOf, eraseUndeliveredDeletionEvents, lockQueuesOfPendingDeliv
 import type { ItemRecord } from "./item-record";
 import { lockItemForUpdate } from "./items";
 import { eraseStoredNoteResponses, lockNotesOfItem } from "./notes";
-import { fanOutCtes } from "./outbox";
+import { eventOrderLockCte, fanOutCtes } from "./outbox";
 import type { PipelineStructure } from "./pipelines";
 import { sqlOf, type TransactionQuery } from "./sql";
 import { lockTasksOfItem, type StoredTask } from "./tasks";
@@ -131,10 +131,10 @@ async function deleteAndWriteEvents(
      ), gone AS (
        DELETE FROM items WHERE id = $2 AND company_id = $1
        RETURNING id
-     ), new_events AS (
+     ), ${eventOrderLockCte("new_events_order", "$1")}, new_events AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
        SELECT e.id, $1, e.type, e.resource_id, e.payload::json
-       FROM unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
+       FROM new_events_order CROSS JOIN unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
        WHERE EXISTS (SELECT 1 FROM gone)
        ORDER BY e.n
        RETURNING id, type, seq, payload

@@ -7,7 +7,7 @@ import type { KeysetPosition } from "./keyset";
 import { ITEM_INCLUDE, type ItemRecord } from "./item-record";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "./json-slot";
-import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
+import { eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import {
   CLAIM_SELECT,
   CLAIM_TAKEN,
@@ -516,9 +516,9 @@ const INSERT_ITEM_CTES = `new_item AS (
          version, created_at, updated_at)
        SELECT $1, $2, $3, $4, $5, short.short_id, $6, $7, $8, $9::jsonb, 1, $10::timestamptz, $10::timestamptz FROM short
        RETURNING id, short_id
-     ), new_event AS (
+     ), ${eventOrderLockCte("new_event_order", "$2")}, new_event AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item
+       SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item CROSS JOIN new_event_order
        RETURNING id, type, seq, payload
      ), ${fanOutCtes("new_event", "$2")}`;
 

@@ -3,14 +3,64 @@ import type { Prisma } from "../generated/prisma/client";
 import { uuidv7 } from "./webhook-dispatch";
 
 /**
- * Inserts one outbox event inside the caller's transaction; returns its id and commit-order `seq`. The API's writes
- * insert their events in their own statement (`insertEventsCte`); this and `fanOutEvent` serve writes made in an
- * interactive transaction (the webhook tests' event fixtures).
+ * The class id (first key) of the company event-order locks: the two-int4 advisory-lock key space
+ * (`pg_advisory_xact_lock(int4, int4)`), which PostgreSQL keeps apart from the one-bigint space that the
+ * idempotency, upsert and migration locks use, and a class of its own within it.
  */
-export function insertEvent(
+export const EVENT_ORDER_LOCK_CLASS = 31_031;
+
+/**
+ * Commit order of events (CONTRACT "Events feed": `after=<event_id>` returns the events committed after that one, in
+ * the order deliveries follow; issue 31 "no event skipped, none twice").
+ *
+ * `webhook_events.seq` is a sequence, assigned when a row is inserted, not when its transaction commits. Without
+ * more, transaction A could take seq 10, transaction B seq 11, B commit, a feed reader page past 11, and only then A
+ * commit: the reader, continuing after 11, would never see 10. So every statement that inserts events first takes a
+ * transaction-scoped advisory lock of the event's company (this CTE: `pg_advisory_xact_lock(EVENT_ORDER_LOCK_CLASS,
+ * hashtext(company_id))`), and the insert reads from this CTE, so no `seq` is drawn before the lock is granted. The
+ * lock is held until the transaction (or the autocommitted statement) ends, and PostgreSQL releases a transaction's
+ * locks only after its commit is visible to every new snapshot. Hence, within one company, the transaction that
+ * draws a higher seq draws it after every lower-seq transaction has committed or rolled back: seq order is commit
+ * order, and a reader whose snapshot sees an event sees every retained event of that company with a lower seq.
+ * Rolled-back transactions leave gaps, which readers never wait on. Events of different companies never wait for
+ * each other (a hashtext collision of two company ids only makes them wait: still exact).
+ *
+ * Why this and not xid8 with a snapshot horizon (store `pg_current_xact_id()` and let readers return only events
+ * below `pg_snapshot_xmin(pg_current_snapshot())`): the horizon is database-wide, so any long transaction anywhere
+ * (a migration, a report, a stuck session) would stall every company's feed, and ordering within the horizon would
+ * still need commit order, which PostgreSQL does not expose. The lock costs only the writes of one company: from the
+ * moment one inserts its events until it commits, the next write of that company waits (measured: see the events
+ * feed test and the issue 31 report). The lock is taken as late as possible, after the statement has changed and
+ * locked its rows, so the serialized window is the event insert, the fan-out and the commit; nothing after it waits
+ * for a lock that a write waiting on this one could hold.
+ * @param name the CTE's name (unique within the statement).
+ * @param companyParam the SQL parameter of the company id, e.g. `$2`.
+ */
+export function eventOrderLockCte(name: string, companyParam: string): string {
+  return `${name} AS MATERIALIZED (
+       SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK_CLASS}, hashtext(${companyParam}::text)) AS locked
+     )`;
+}
+
+/**
+ * Takes the company's event-order lock (`eventOrderLockCte`) in its own statement, for interactive transactions that
+ * insert events with the Prisma client: call it right before the insert, in the same transaction.
+ */
+export async function lockEventOrder(tx: Prisma.TransactionClient, companyId: string): Promise<void> {
+  await tx.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK_CLASS}, hashtext($1::text))::text AS locked`, companyId);
+}
+
+/**
+ * Inserts one outbox event inside the caller's transaction (after taking the company's event-order lock,
+ * `lockEventOrder`); returns its id and `seq`. The API's writes insert their events in their own statement
+ * (`insertEventsCte`); this and `fanOutEvent` serve writes made in an interactive transaction (the webhook tests'
+ * event fixtures).
+ */
+export async function insertEvent(
   tx: Prisma.TransactionClient,
   event: { companyId: string; type: string; resourceId: string; payload: Prisma.InputJsonValue },
 ) {
+  await lockEventOrder(tx, event.companyId);
   return tx.webhookEvent.create({ data: event, select: { id: true, seq: true } });
 }
 
@@ -52,15 +102,9 @@ const WAKEUPS_CTE = `woken AS (
  * subscription (ON DELETE CASCADE) — never a foreign-key failure of the change itself.
  */
 export function fanOutCtes(eventsCte: string, companyParam: string, unlinkedTaskPipelineParam?: string): string {
-  const linkedItemPipeline = `(SELECT fi.pipeline_id FROM items fi WHERE fi.id = (e.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})`;
-  const taskPipeline = unlinkedTaskPipelineParam
-    ? `CASE WHEN e.payload::json ->> 'item_id' IS NULL THEN ${unlinkedTaskPipelineParam}::text ELSE ${linkedItemPipeline} END`
-    : linkedItemPipeline;
   return `fan_events AS MATERIALIZED (
        SELECT e.id, e.type, e.seq,
-         CASE WHEN e.type LIKE 'task.%' THEN ${taskPipeline}
-           WHEN e.type LIKE 'note.%' THEN ${linkedItemPipeline}
-           ELSE e.payload::json ->> 'pipeline_id' END AS pipeline_id,
+         ${eventPipelineSql("e", companyParam, unlinkedTaskPipelineParam)} AS pipeline_id,
          CASE WHEN e.type LIKE 'item.%' THEN e.payload::json ->> 'stage_id' END AS stage_id,
          ARRAY(SELECT json_array_elements_text(
            CASE WHEN json_typeof(e.payload::json -> 'changed_fields') = 'array' THEN e.payload::json -> 'changed_fields' END
@@ -79,6 +123,24 @@ export function fanOutCtes(eventsCte: string, companyParam: string, unlinkedTask
        FROM fan_events f JOIN subscribers s ON ${FILTER_PASSES}
        RETURNING id, subscription_id
      ), ${WAKEUPS_CTE}`;
+}
+
+/**
+ * SQL: the pipeline a `pipeline_id` filter compares for the event row aliased `alias` (columns `type`, `payload`) of
+ * company `companyParam` (CONTRACT "Subscription filters", "Events feed"): a task event's linked item's pipeline (its
+ * body's `item_id` looked up in the company's items; none when the task has no item, or, when
+ * `unlinkedTaskPipelineParam` is given, that parameter's pipeline); a note event's item's pipeline (its body's
+ * `item_id` looked up the same way); any other event's body `pipeline_id` (item events). An erased body, whose item
+ * is gone, has none. Null when there is none: it matches no filter.
+ */
+export function eventPipelineSql(alias: string, companyParam: string, unlinkedTaskPipelineParam?: string): string {
+  const linkedItemPipeline = `(SELECT fi.pipeline_id FROM items fi WHERE fi.id = (${alias}.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})`;
+  const taskPipeline = unlinkedTaskPipelineParam
+    ? `CASE WHEN ${alias}.payload::json ->> 'item_id' IS NULL THEN ${unlinkedTaskPipelineParam}::text ELSE ${linkedItemPipeline} END`
+    : linkedItemPipeline;
+  return `CASE WHEN ${alias}.type LIKE 'task.%' THEN ${taskPipeline}
+           WHEN ${alias}.type LIKE 'note.%' THEN ${linkedItemPipeline}
+           ELSE ${alias}.payload::json ->> 'pipeline_id' END`;
 }
 
 /**
@@ -108,14 +170,16 @@ export function eventParams(events: readonly OutboxEventToInsert[]): [string[], 
 /**
  * The CTE `name` that writes the events given as the `text[]` parameters `first`, `first + 1`, `first + 2`
  * (`eventParams`: ids, names, payloads) about the row of the one-row CTE `resourceCte` (column `id`), for the company
- * of parameter `companyParam`; nothing when `resourceCte` is empty. The events are inserted in array order, so their
- * `seq` follows it. Returns (id, type, seq, payload), ready for `fanOutCtes(name, companyParam)`.
+ * of parameter `companyParam`; nothing when `resourceCte` is empty. The company's event-order lock is taken first
+ * (the CTE `<name>_order`, `eventOrderLockCte`), once the resource row is written. The events are inserted in array
+ * order, so their `seq` follows it. Returns (id, type, seq, payload), ready for `fanOutCtes(name, companyParam)`.
  */
 export function insertEventsCte(name: string, resourceCte: string, companyParam: string, first: number): string {
-  return `${name} AS (
+  return `${eventOrderLockCte(`${name}_order`, companyParam)}, ${name} AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
        SELECT e.id, ${companyParam}, e.type, ${resourceCte}.id, e.payload::json
-       FROM ${resourceCte} CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS e(id, type, payload, n)
+       FROM ${resourceCte} CROSS JOIN ${name}_order
+         CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS e(id, type, payload, n)
        ORDER BY e.n
        RETURNING id, type, seq, payload
      )`;
@@ -155,9 +219,9 @@ export async function insertEventForSubscription(
        SELECT id FROM webhook_subscriptions
        WHERE id = $1 AND company_id = $2 AND disabled_at IS NULL AND paused_at IS NULL
        FOR KEY SHARE
-     ), event AS (
+     ), ${eventOrderLockCte("event_order", "$2")}, event AS (
        INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT $6, $2, $3, $4, $5::json FROM target
+       SELECT $6, $2, $3, $4, $5::json FROM target CROSS JOIN event_order
        RETURNING id, seq
      ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)

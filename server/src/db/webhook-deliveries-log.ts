@@ -7,6 +7,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
+import type { DeliveryState } from "@stageline/shared";
 import { query } from "./sql";
 
 /** A Prisma client or an interactive transaction. */
@@ -84,6 +85,54 @@ export async function requeueDelivery(
     FROM webhook_deliveries d JOIN sub ON d.subscription_id = sub.id WHERE d.id = ${deliveryId}`;
   if (Number(rows[0]?.found ?? 0) === 0) return "missing";
   return Number(rows[0]?.requeued ?? 0) > 0 ? "requeued" : "erased";
+}
+
+/**
+ * Replay of a range (CONTRACT "Events feed": POST /v1/ext/webhooks/{webhook_id}/replay; Standard Webhooks' "replay
+ * failures of a range"): puts back in the queue, as `requeueDelivery` does one, the deliveries of `subscriptionId`
+ * created in [`since`, `until`) whose state is one of `states` (`failed`, or `failed` and `succeeded`; pending ones
+ * are queued already), the oldest first, at most `cap` of them, skipping those whose event body was erased (nothing
+ * left to send). Their attempts, `webhook-id` (the event id) and `seq` are kept, so they go out through the normal
+ * dispatcher, in event order within the subscription and under its fairness rules. One statement, which locks the
+ * queue row before the delivery rows, as the dispatcher's statements do (no deadlock with them). Per state, a
+ * range scan of the index `webhook_deliveries (subscription_id, state, created_at desc, id desc)` (read backwards,
+ * oldest first) that stops after `cap` rows, however many deliveries the range holds.
+ * @returns how many deliveries were queued again (at most `cap`).
+ */
+export async function requeueRange(
+  db: Db,
+  subscriptionId: string,
+  range: { since: Date; until: Date; states: readonly DeliveryState[]; cap: number },
+  now: Date,
+): Promise<number> {
+  const rows = await db.$queryRaw<{ requeued: number }[]>`
+    WITH sub AS (
+      SELECT id FROM webhook_subscriptions WHERE id = ${subscriptionId} FOR NO KEY UPDATE
+    ), picked AS (
+      SELECT p.id FROM sub CROSS JOIN unnest(${[...range.states]}::text[]) AS st(state)
+      CROSS JOIN LATERAL (
+        SELECT d.id, d.created_at FROM webhook_deliveries d
+        WHERE d.subscription_id = sub.id AND d.state = st.state
+          AND d.created_at >= ${range.since}::timestamptz AND d.created_at < ${range.until}::timestamptz
+          AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.id = d.event_id AND e.erased_at IS NOT NULL)
+        ORDER BY d.created_at, d.id
+        LIMIT ${range.cap}::int
+      ) p
+      ORDER BY p.created_at, p.id
+      LIMIT ${range.cap}::int
+    ), requeued AS (
+      UPDATE webhook_deliveries d SET state = 'pending', next_attempt_at = ${now}::timestamptz, locked_until = NULL,
+        locked_by = NULL, completed_at = NULL
+      FROM picked
+      WHERE d.id = picked.id AND d.state <> 'pending'
+      RETURNING d.id
+    ), due AS (
+      UPDATE webhook_subscriptions s SET next_due_at = LEAST(COALESCE(s.next_due_at, ${now}::timestamptz), ${now}::timestamptz)
+      FROM sub WHERE s.id = sub.id AND EXISTS (SELECT 1 FROM requeued)
+      RETURNING s.id
+    )
+    SELECT (SELECT count(*) FROM requeued)::int AS requeued`;
+  return Number(rows[0]?.requeued ?? 0);
 }
 
 /**

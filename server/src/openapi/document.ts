@@ -76,6 +76,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   ambiguous_match: "2 items match this upsert under the pipeline's duplicate detection (email); update one of them by id instead.",
   upsert_unavailable: "Pipeline Sales has no duplicate detection, so an upsert cannot find the item to update.",
   payload_erased: "The item of this delivery was deleted and its payload erased; it cannot be sent again.",
+  cursor_expired: "Event 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f is no longer retained: events may have been missed. Resynchronize, then follow the feed from a recent event.",
   internal: "Something went wrong on our side. Please try again.",
 };
 

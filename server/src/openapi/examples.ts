@@ -6,6 +6,7 @@
 import type {
   DuplicateCheck,
   DuplicateMatch,
+  FeedEvent,
   Item,
   ItemCreate,
   ItemUpdate,
@@ -23,6 +24,8 @@ import type {
   TaskCreate,
   TaskUpdate,
   WebhookDelivery,
+  WebhookReplay,
+  WebhookReplayResult,
   WebhookSubscribe,
   WebhookSubscription,
   WebhookSubscriptionCreated,
@@ -190,3 +193,14 @@ export const noteExample: Note = {
   updated_at: "2026-03-01T09:30:00.000Z",
   version: 1,
 };
+export const feedEventExample: FeedEvent = {
+  event_id: "01935d73-4e5e-7061-b273-9d0e1f203141",
+  event: "item.created",
+  occurred_at: CREATED,
+  resource_id: ITEM_ID,
+  data: { ...itemExample },
+};
+
+export const webhookReplayExample: WebhookReplay = { since: "2026-03-01T00:00:00Z", until: "2026-03-02T00:00:00Z", only_failed: true };
+
+export const webhookReplayResultExample: WebhookReplayResult = { count: 12 };

@@ -10,6 +10,11 @@ import { z } from "zod";
 import {
   DeliveryListQuerySchema,
   DuplicateCheckSchema,
+  EventListQuerySchema,
+  FeedEventSchema,
+  MAX_REPLAY_DELIVERIES,
+  WebhookReplayResultSchema,
+  WebhookReplaySchema,
   DuplicateMatchSchema,
   ItemCreateSchema,
   ItemDeleteQuerySchema,
@@ -135,6 +140,7 @@ export const API_TAGS = {
   Pipelines: "Read-only lookups of pipelines, their stages, statuses and custom fields (spec \"Pipelines\").",
   Webhooks: "REST hooks: subscriptions that push events to a target URL, their deliveries and sample payloads.",
   People: "The company's console users, e.g. to pick a task's `assigned_to` (CONTRACT \"People\").",
+  Events: "The events feed: every event of the retention period, to catch up without a public URL.",
   Account: "The authenticated company and API key.",
   Reference: "This API description.",
 } as const;
@@ -167,6 +173,7 @@ const notePath = z.object({ note_id: id("The note's `note_id`.") });
 const pipelinePath = z.object({ pipeline_id: id("The pipeline's `id`.") });
 const stagePath = pipelinePath.extend({ stage_id: id("The stage's `id` (a stage of that pipeline).") });
 const webhookPath = z.object({ webhook_id: id("The subscription's `id`.") });
+const eventPath = z.object({ event_id: id("The event's `event_id` (the `webhook-id` of its deliveries).") });
 const deliveryPath = webhookPath.extend({ delivery_id: id("The delivery's `id`.") });
 
 const list = <T extends z.ZodType>(schema: T, example: unknown): ExampleSchema => ({ schema: z.array(schema), example: [example] });
@@ -385,6 +392,18 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: ["not_found", "invalid_reference", "payload_erased"],
   },
   {
+    method: "post", path: `${BASE}/webhooks/{webhook_id}/replay`, operationId: "replayWebhookDeliveries", summary: "Replay a range of deliveries", tag: "Webhooks", access: ["hooks:manage"],
+    description:
+      "Queues again the subscription's deliveries of the events that occurred from `since` (inclusive) to `until` (exclusive, default now): failed ones only, " +
+      "or delivered ones too with `only_failed: false` (Standard Webhooks' \"replay failures of a range\"). They go out through the normal dispatcher, in event order, " +
+      `each with its event's \`webhook-id\`. At most ${MAX_REPLAY_DELIVERIES} per call, the oldest first; a \`count\` of ${MAX_REPLAY_DELIVERIES} means more may remain: call again. ` +
+      "Deliveries whose body was erased (their item was deleted) are not replayed, nor those deleted by retention.",
+    path_params: webhookPath,
+    body: { schema: WebhookReplaySchema, example: ex.webhookReplayExample },
+    success: { status: 202, description: "How many deliveries were queued again.", body: one(WebhookReplayResultSchema, ex.webhookReplayResultExample) },
+    errors: ["not_found", "invalid_reference"],
+  },
+  {
     method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
     description:
       "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. " +
@@ -412,6 +431,26 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       "A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.",
     query: SampleQuerySchema,
     success: { status: 200, description: "A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`).", body: one(NoteSampleSchema, ex.noteExample) },
+  },
+  {
+    method: "get", path: `${BASE}/events`, operationId: "listEvents", summary: "List events (the events feed)", tag: "Events", access: ["items:read", "tasks:read"],
+    description:
+      "Every event of the company kept for the retention period (30 days, the server's `WEBHOOK_RETENTION_DAYS`), whether or not a subscription exists; " +
+      "`data` is exactly the body a delivery of it carries (the erased body once its item, or its note, was deleted). A key sees the events its scopes read: " +
+      "`items:read` item and note events, `tasks:read` task events. Newest first, keyset pagination with `cursor`. " +
+      "With `after=<event_id>`: the events committed after that one, oldest first, in the order deliveries follow; continue with the `Link` header's `next` URL, " +
+      "and once no `Link` comes, poll again later with the last `event_id` received. An `after` no longer retained is `410 cursor_expired` (events may have been missed: resynchronize). " +
+      "A page examines a bounded number of events, so with filters that match little it may be short, or empty, while a `Link` still follows.",
+    query: EventListQuerySchema,
+    success: { status: 200, description: "A page of events.", body: list(FeedEventSchema, ex.feedEventExample), link: true },
+    errors: ["cursor_expired"],
+  },
+  {
+    method: "get", path: `${BASE}/events/{event_id}`, operationId: "getEvent", summary: "Get an event", tag: "Events", access: ["items:read", "tasks:read"],
+    description: "One retained event, as the feed shows it. An event the key's scopes cannot read is `404`, as another company's.",
+    path_params: eventPath,
+    success: { status: 200, description: "The event.", body: one(FeedEventSchema, ex.feedEventExample) },
+    errors: ["not_found"],
   },
   {
     method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",

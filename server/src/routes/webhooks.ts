@@ -9,9 +9,11 @@ import {
   PageQuerySchema,
   SampleQuerySchema,
   SAMPLE_RESOURCES,
+  WebhookReplaySchema,
   WebhookSubscribeSchema,
   type SampleResource,
   type WebhookDelivery,
+  type WebhookReplayResult,
   type WebhookSubscription,
   type WebhookSubscriptionCreated,
   parseInput,
@@ -28,6 +30,7 @@ import {
   listDeliveries,
   listSubscriptions,
   redeliver,
+  replayDeliveries,
   rotateSecret,
   subscribe,
   toDeliveryResponse,
@@ -101,6 +104,12 @@ export function webhooksRouter(ctx: AppContext): Router {
     const rows = await listDeliveries(ctx, authOf(req).company.id, req.params.webhook_id, query);
     const body: WebhookDelivery[] = pageWithLink(req, res, rows, query.limit).map(toDeliveryResponse);
     res.json(body);
+  });
+
+  router.post<WebhookPath>("/webhooks/:webhook_id/replay", requireScope("hooks:manage"), async (req, res) => {
+    const input = parseInput(WebhookReplaySchema, req.body);
+    const body: WebhookReplayResult = await replayDeliveries(ctx, authOf(req).company.id, req.params.webhook_id, input);
+    res.status(202).json(body);
   });
 
   router.post<DeliveryPath>("/webhooks/:webhook_id/deliveries/:delivery_id/redeliver", requireScope("hooks:manage"), async (req, res) => {

@@ -11,6 +11,7 @@
 import { eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import {
   EVENT_NAMES,
+  MAX_REPLAY_DELIVERIES,
   MAX_SUBSCRIPTIONS_PER_COMPANY,
   decodeKeysetCursor,
   isEventName,
@@ -19,6 +20,8 @@ import {
   type PageQuery,
   type ProblemFieldError,
   type WebhookDelivery,
+  type WebhookReplay,
+  type WebhookReplayResult,
   type WebhookSubscribe,
   type WebhookSubscription,
   type WebhookSubscriptionCreated,
@@ -230,16 +233,7 @@ export async function requeueDelivery(
   subscriptionId: string,
   deliveryId: string,
 ): Promise<void> {
-  const subscription = await requireSubscription(ctx, scope, subscriptionId);
-  if (subscription.disabledAt) {
-    // The dispatcher sends nothing for a disabled subscription: a requeued delivery would wait forever.
-    const why = subscription.disabledReason ? ` (${subscription.disabledReason})` : "";
-    throw domainError(
-      "invalid_reference",
-      `Webhook subscription ${subscriptionId} was disabled at ${subscription.disabledAt.toISOString()}${why} and sends nothing more. ` +
-        "Delete it and subscribe again once the target URL accepts deliveries.",
-    );
-  }
+  await requireSendingSubscription(ctx, scope, subscriptionId);
   const requeued = await log.requeueDelivery(ctx.prisma, subscriptionId, deliveryId, new Date());
   if (requeued === "missing") throw notFound("Webhook delivery", deliveryId);
   if (requeued === "erased") {
@@ -249,6 +243,64 @@ export async function requeueDelivery(
     );
   }
   ctx.eventsCommitted();
+}
+
+/**
+ * The subscription `subscriptionId` within `scope`, which the dispatcher still sends for (a delivery queued again
+ * would go out).
+ * @throws DomainError 404 `not_found` when unknown or out of scope; 422 `invalid_reference` when the dispatcher has
+ *   disabled it (a requeued delivery would wait forever).
+ */
+async function requireSendingSubscription(
+  ctx: AppContext,
+  scope: subscriptions.SubscriptionScope,
+  subscriptionId: string,
+): Promise<subscriptions.SubscriptionRow> {
+  const subscription = await requireSubscription(ctx, scope, subscriptionId);
+  if (subscription.disabledAt) {
+    const why = subscription.disabledReason ? ` (${subscription.disabledReason})` : "";
+    throw domainError(
+      "invalid_reference",
+      `Webhook subscription ${subscriptionId} was disabled at ${subscription.disabledAt.toISOString()}${why} and sends nothing more. ` +
+        "Delete it and subscribe again once the target URL accepts deliveries.",
+    );
+  }
+  return subscription;
+}
+
+/**
+ * Replays a range of a REST hook's deliveries (POST /v1/ext/webhooks/{webhook_id}/replay, CONTRACT "Events feed";
+ * Standard Webhooks' "replay failures of a range"): the subscription's deliveries of events that occurred in
+ * [`since`, `until` or now), failed ones only unless `only_failed` is false (then delivered ones too), go back in
+ * the queue as a redeliver puts one, the oldest first and at most MAX_REPLAY_DELIVERIES per call (call again for
+ * the rest: the replayed ones are pending and not picked twice). Deliveries whose body was erased (their item was
+ * deleted) are not replayed: nothing is left to send. They go out through the normal dispatcher (event order per
+ * subscription, fair share between endpoints), each with its event's `webhook-id`.
+ * @returns `{ count }`, the deliveries queued again (the 202 body).
+ * @throws DomainError 404 `not_found` for an unknown subscription or another company's; 422 `invalid_reference`
+ *   when the dispatcher has disabled it.
+ */
+export async function replayDeliveries(
+  ctx: AppContext,
+  companyId: string,
+  subscriptionId: string,
+  input: WebhookReplay,
+): Promise<WebhookReplayResult> {
+  await requireSendingSubscription(ctx, restHooksOf(companyId), subscriptionId);
+  const now = new Date();
+  const count = await log.requeueRange(
+    ctx.prisma,
+    subscriptionId,
+    {
+      since: new Date(input.since),
+      until: input.until !== undefined ? new Date(input.until) : now,
+      states: input.only_failed ? ["failed"] : ["failed", "succeeded"],
+      cap: MAX_REPLAY_DELIVERIES,
+    },
+    now,
+  );
+  if (count > 0) ctx.eventsCommitted();
+  return { count };
 }
 
 /**
