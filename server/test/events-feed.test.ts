@@ -4,7 +4,9 @@
  * GET /v1/ext/events/{event_id}, retention keeps events without subscriptions, deliveries' `webhook-id` is the
  * `event_id`, and POST /v1/ext/webhooks/{webhook_id}/replay. On PostgreSQL (TEST_DATABASE_URL) also: two concurrent
  * transactions writing events for one company, the first to take its seq committing last, never make a consumer
- * following `after` skip an event (db/outbox.ts `eventOrderLockCte`).
+ * following `after` skip an event (db/outbox.ts `eventOrderLockCte`), and item, task and note writes wait for a held
+ * event-order lock of their company. Note events (issue 30) are read with `items:read` and filtered by `pipeline_id`
+ * through their item's pipeline.
  */
 import { EVENT_NAMES } from "@stageline/shared";
 import type { Prisma } from "../src/generated/prisma/client";
@@ -215,6 +217,59 @@ describe("GET /v1/ext/events", () => {
     expect((await t.request("GET", `/v1/ext/events/${taskEventId}`, undefined, hooksKey)).status).toBe(403);
   });
 
+  it("note events: items:read reads them (tasks:read does not), pipeline_id filters them by their item's pipeline, an erased one never matches", async () => {
+    const start = await newestEventId();
+    const salesItem = await createItem(t.pipeline, "Sales, with a note");
+    const supportItem = await createItem(support, "Support, with notes");
+    const createNote = async (itemId: string, body: string) => {
+      const res = await t.request("POST", "/v1/ext/notes", { item_id: itemId, body }, key);
+      expect(res.status).toBe(201);
+      return res.body as { note_id: string; version: number };
+    };
+    const salesNote = await createNote(salesItem.item_id, "Sales note");
+    const supportNote = await createNote(supportItem.item_id, "Support note");
+    expect((await t.request("PATCH", `/v1/ext/notes/${supportNote.note_id}`, { pinned: true, version: supportNote.version }, key)).status).toBe(200);
+    const doomedNote = await createNote(supportItem.item_id, "Forget this note");
+    expect((await t.request("DELETE", `/v1/ext/notes/${doomedNote.note_id}`, undefined, key)).status).toBe(204);
+
+    const itemsKey = (await t.newKey(["items:read"])).key;
+    const tasksKey = (await t.newKey(["tasks:read"])).key;
+    const all = await follow(start, "", itemsKey);
+    expect(all.map((e) => `${e.event} ${e.resource_id}`)).toEqual([
+      `item.created ${salesItem.item_id}`,
+      `item.created ${supportItem.item_id}`,
+      `note.created ${salesNote.note_id}`,
+      `note.created ${supportNote.note_id}`,
+      `note.updated ${supportNote.note_id}`,
+      `note.created ${doomedNote.note_id}`,
+      `note.deleted ${doomedNote.note_id}`,
+    ]);
+    expect(all[3]!.data).toMatchObject({ note_id: supportNote.note_id, item_id: supportItem.item_id, body: "Support note" });
+    // The deleted note's events are erased (no subscription: its note.deleted too), keeping only ids.
+    for (const e of all.slice(5)) expect(e.data).toEqual({ note_id: doomedNote.note_id, item_id: supportItem.item_id, erased: true });
+    expect(JSON.stringify(all)).not.toContain("Forget this note");
+    expect(await follow(start, "", tasksKey)).toEqual([]);
+    const noteEventId = all[2]!.event_id;
+    expect((await t.request("GET", `/v1/ext/events/${noteEventId}`, undefined, tasksKey)).status).toBe(404);
+    const one = await t.request("GET", `/v1/ext/events/${noteEventId}`, undefined, itemsKey);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ event_id: noteEventId, event: "note.created", resource_id: salesNote.note_id });
+
+    // pipeline_id: a note event goes by its item's pipeline; the erased events of the deleted note match none.
+    const inSupport = await follow(start, `&pipeline_id=${support.id}`, itemsKey);
+    expect(inSupport.map((e) => `${e.event} ${e.resource_id}`)).toEqual([
+      `item.created ${supportItem.item_id}`,
+      `note.created ${supportNote.note_id}`,
+      `note.updated ${supportNote.note_id}`,
+    ]);
+    const inSales = await follow(start, `&pipeline_id=${t.pipeline.id}&event=note.created,note.updated,note.deleted`, itemsKey);
+    expect(inSales.map((e) => e.resource_id)).toEqual([salesNote.note_id]);
+    expect((await follow(start, `&resource_id=${supportNote.note_id}`, itemsKey)).map((e) => e.event)).toEqual(["note.created", "note.updated"]);
+    // Newest first with the filter as well.
+    const newest = await feed(`?pipeline_id=${support.id}&limit=1`, itemsKey);
+    expect(newest.body.map((e: any) => `${e.event} ${e.resource_id}`)).toEqual([`note.updated ${supportNote.note_id}`]);
+  });
+
   it("an erased event shows the erased body, in the list and by id", async () => {
     const start = await newestEventId();
     const item = await createItem(t.pipeline, "Forget me");
@@ -396,6 +451,36 @@ if (process.env.TEST_DATABASE_URL) {
       held.release();
       await held.committed;
       expect(await writes).toEqual([201, 200, 204, 201]);
+    });
+
+    it("every note write (create, update, delete) waits for a held event-order lock of its company", async () => {
+      const item = await createItem(t.pipeline, "Notes wait");
+      const note = async (body: string) => {
+        const res = await t.request("POST", "/v1/ext/notes", { item_id: item.item_id, body }, key);
+        expect(res.status).toBe(201);
+        return res.body as { note_id: string; version: number };
+      };
+      const toPatch = await note("To patch");
+      const toDelete = await note("To delete");
+      const held = await openTransaction((tx) => lockEventOrder(tx, t.companyId));
+      const finished: string[] = [];
+      const track = (name: string, p: Promise<{ status: number }>) => p.then((res) => (finished.push(name), res.status));
+      const writes = Promise.all([
+        track("create note", t.request("POST", "/v1/ext/notes", { item_id: item.item_id, body: "Waits" }, key)),
+        track("patch note", t.request("PATCH", `/v1/ext/notes/${toPatch.note_id}`, { pinned: true, version: toPatch.version }, key)),
+        track("delete note", t.request("DELETE", `/v1/ext/notes/${toDelete.note_id}`, undefined, key)),
+      ]);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(finished).toEqual([]);
+      // Nothing of theirs is visible while they wait (each writes its row and its event in one statement).
+      expect(await t.server.ctx.prisma.note.count({ where: { itemId: item.item_id, body: "Waits" } })).toBe(0);
+      held.release();
+      await held.committed;
+      expect(await writes).toEqual([201, 200, 204]);
+      const events = await t.server.ctx.prisma.webhookEvent.findMany({
+        where: { companyId: t.companyId, resourceId: { in: [toPatch.note_id, toDelete.note_id] }, type: { in: ["note.updated", "note.deleted"] } },
+      });
+      expect(events.map((e) => e.type).sort()).toEqual(["note.deleted", "note.updated"]);
     });
 
     it("another company's events do not wait for the lock", async () => {

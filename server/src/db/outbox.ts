@@ -130,8 +130,9 @@ export function fanOutCtes(eventsCte: string, companyParam: string, unlinkedTask
  * company `companyParam` (CONTRACT "Subscription filters", "Events feed"): a task event's linked item's pipeline (its
  * body's `item_id` looked up in the company's items; none when the task has no item, or, when
  * `unlinkedTaskPipelineParam` is given, that parameter's pipeline); a note event's item's pipeline (its body's
- * `item_id` looked up the same way); any other event's body `pipeline_id` (item events). An erased body, whose item
- * is gone, has none. Null when there is none: it matches no filter.
+ * `item_id` looked up the same way); any other event's body `pipeline_id` (item events). An erased body has none
+ * (an item's names no pipeline; a deleted note's keeps `item_id`, but CONTRACT "Events feed": an erased event never
+ * matches). Null when there is none: it matches no filter.
  */
 export function eventPipelineSql(alias: string, companyParam: string, unlinkedTaskPipelineParam?: string): string {
   const linkedItemPipeline = `(SELECT fi.pipeline_id FROM items fi WHERE fi.id = (${alias}.payload::json ->> 'item_id') AND fi.company_id = ${companyParam})`;
@@ -139,7 +140,7 @@ export function eventPipelineSql(alias: string, companyParam: string, unlinkedTa
     ? `CASE WHEN ${alias}.payload::json ->> 'item_id' IS NULL THEN ${unlinkedTaskPipelineParam}::text ELSE ${linkedItemPipeline} END`
     : linkedItemPipeline;
   return `CASE WHEN ${alias}.type LIKE 'task.%' THEN ${taskPipeline}
-           WHEN ${alias}.type LIKE 'note.%' THEN ${linkedItemPipeline}
+           WHEN ${alias}.type LIKE 'note.%' AND ${alias}.payload::json -> 'erased' IS NULL THEN ${linkedItemPipeline}
            ELSE ${alias}.payload::json ->> 'pipeline_id' END`;
 }
 
