@@ -16,6 +16,13 @@ const WITHOUT_TOOL: Record<string, string> = {
   redeliverWebhook: "an operator's repair step",
   // Issue 30 item 6 adds `list_users` to the MCP surface (then this entry goes: the check below requires it).
   listUsers: "the people directory's MCP tool (list_users) comes with the MCP surface of issue 30 item 6",
+  // Issue 30 item 6 (branch notes-n8n-mcp) also adds the notes tools; until it is merged, the note operations have none.
+  listNotes: "list_notes comes with the MCP surface of issue 30 item 6",
+  createNote: "add_note comes with the MCP surface of issue 30 item 6",
+  getNote: "the notes' MCP surface (issue 30 item 6) reads notes through list_notes",
+  updateNote: "update_note comes with the MCP surface of issue 30 item 6",
+  deleteNote: "delete_note comes with the MCP surface of issue 30 item 6",
+  getSampleNote: "a Zapier/n8n trigger-setup sample, not data",
   replayWebhookDeliveries: "an operator's repair step",
   // Issue 31: the MCP `list_events` tool comes with the surfaces' slice (mcp/ is not part of the server's slice).
   listEvents: "not yet a tool: issue 31's list_events comes with the MCP slice",
