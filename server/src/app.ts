@@ -28,6 +28,7 @@ import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
 import { openApiRouter } from "./routes/openapi";
 import { pipelinesRouter } from "./routes/pipelines";
+import { notesRouter } from "./routes/notes";
 import { tasksRouter } from "./routes/tasks";
 import { usersRouter } from "./routes/users";
 import { webhooksRouter } from "./routes/webhooks";
@@ -81,6 +82,7 @@ export function createApp(ctx: AppContext): Express {
   ext.use(itemsRouter(ctx));
   ext.use(tasksRouter(ctx));
   ext.use(usersRouter(ctx));
+  ext.use(notesRouter(ctx));
   ext.use(webhooksRouter(ctx));
   ext.use(notFoundHandler);
   app.use("/v1/ext", ext);

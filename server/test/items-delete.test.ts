@@ -131,7 +131,7 @@ describe("items: delete", () => {
       const sent = receiver.accepted("/deleted").find((r) => r.body.toString().includes(item.item_id))!;
       expect(sent.headers["x-webhook-event"]).toBe("item.deleted");
       const body = ItemDeletedEventSchema.parse(JSON.parse(sent.body.toString()));
-      expect(body).toEqual({ ...updated, deleted_at: expect.any(String) });
+      expect(body).toEqual({ ...updated, deleted_at: expect.any(String), deleted_note_ids: [] });
       expect(Date.parse(body.deleted_at)).toBeGreaterThanOrEqual(Date.parse(updated.updated_at));
       // Every event of the item now holds only the erased body, the item.deleted one too once its delivery ended.
       await waitUntil(async () => (await eventsOf(item.item_id)).every((e) => e.erasedAt !== null), "item.deleted erased after delivery");

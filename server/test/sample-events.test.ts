@@ -3,7 +3,7 @@
  * item.deleted has its own sample; "Previous values in update events"): the sample is that event's delivery body,
  * built from the company's pipeline; an event of the other resource is a 400; without `event` nothing changes.
  */
-import { EVENT_PAYLOAD_SCHEMAS, ItemSchema, TaskSchema, type EventName } from "@stageline/shared";
+import { EVENT_PAYLOAD_SCHEMAS, EVENT_RESOURCES, ItemSchema, TaskSchema, type EventName } from "@stageline/shared";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
 describe("event samples", () => {
@@ -23,7 +23,13 @@ describe("event samples", () => {
     const res = await sample("items", "item.deleted");
     expect(res.status).toBe(200);
     expect(EVENT_PAYLOAD_SCHEMAS["item.deleted"].parse(res.body)).toBeTruthy();
-    expect(res.body).toEqual({ ...plain, deleted_at: expect.any(String), created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(res.body).toEqual({
+      ...plain,
+      deleted_at: expect.any(String),
+      deleted_note_ids: ["sample_note"],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
     expect(Number.isNaN(Date.parse(res.body.deleted_at))).toBe(false);
   });
 
@@ -60,7 +66,7 @@ describe("event samples", () => {
 
   it("every event parses with its payload schema on its own resource", async () => {
     for (const event of Object.keys(EVENT_PAYLOAD_SCHEMAS) as EventName[]) {
-      const resource = event.startsWith("item.") ? "items" : "tasks";
+      const resource = EVENT_RESOURCES[event];
       const res = await sample(resource, event);
       expect(res.status).toBe(200);
       expect(EVENT_PAYLOAD_SCHEMAS[event].safeParse(res.body).success).toBe(true);

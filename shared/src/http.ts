@@ -43,7 +43,7 @@ export function isIdempotencyKey(value: unknown): value is string {
  * CONTRACT "Responses": the `Location` of a created resource, e.g. `resourceLocation("items", id)` ->
  * `/v1/ext/items/{id}` (the id percent-encoded).
  */
-export function resourceLocation(collection: "items" | "tasks", id: string): string {
+export function resourceLocation(collection: "items" | "tasks" | "notes", id: string): string {
   return `${API_BASE_PATH}/${collection}/${encodeURIComponent(id)}`;
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { httpUrlField, idField, strictBody, textField } from "./fields";
 import { ItemSchema } from "./items";
+import { NOTE_CHANGE_FIELDS, NoteSchema } from "./notes";
 import { PageQuerySchema } from "./pagination";
 import { queryParam } from "./query-params";
 import { TaskSchema } from "./tasks";
@@ -16,6 +17,9 @@ export const EVENT_NAMES = [
   "task.created",
   "task.updated",
   "task.completed",
+  "note.created",
+  "note.updated",
+  "note.deleted",
 ] as const;
 /** One event name. */
 export type EventName = (typeof EVENT_NAMES)[number];
@@ -29,7 +33,7 @@ export function isEventName(value: unknown): value is EventName {
 }
 
 /** CONTRACT "Subscription filters": the events whose subscriptions may name `filter.fields` (changed-field filter). */
-export const FIELD_FILTER_EVENTS = ["item.updated", "task.updated"] as const;
+export const FIELD_FILTER_EVENTS = ["item.updated", "task.updated", "note.updated"] as const;
 
 /** CONTRACT "Subscription filters": at most this many field names in `filter.fields`. */
 export const MAX_FILTER_FIELDS = 100;
@@ -169,13 +173,46 @@ export type TaskChangedEvent = z.infer<typeof TaskChangedEventSchema>;
 
 /**
  * CONTRACT "Item deletion and erasure": delivery body of `item.deleted`, the item's last state plus `deleted_at`.
- * Kept only while its deliveries are pending; erased (ErasedPayloadSchema) once the last one ends.
+ * plus `deleted_note_ids` (the item's notes, deleted and erased with it). Kept only while its deliveries are pending;
+ * erased (ErasedPayloadSchema) once the last one ends.
  */
 export const ItemDeletedEventSchema = ItemSchema.extend({
   deleted_at: timestamp,
+  /** CONTRACT "Notes": the ids of the item's notes, deleted and erased with it (no `note.deleted` each); always present. */
+  deleted_note_ids: z.array(z.string()),
 });
 /** Payload of item.deleted. */
 export type ItemDeletedEvent = z.infer<typeof ItemDeletedEventSchema>;
+
+/**
+ * CONTRACT "Notes" + "Previous values in update events": delivery body of `note.updated`, the Note plus
+ * `changed_fields` (NOTE_CHANGE_FIELDS that changed) and `previous` (the value before the change of each of them).
+ */
+export const NoteChangedEventSchema = NoteSchema.extend({
+  changed_fields: z.array(z.enum(NOTE_CHANGE_FIELDS)),
+  previous: z.object({ body: z.string().optional(), pinned: z.boolean().optional() }),
+});
+/** Payload of note.updated. */
+export type NoteChangedEvent = z.infer<typeof NoteChangedEventSchema>;
+
+/**
+ * CONTRACT "Notes": delivery body of `note.deleted`, the note's last state plus `deleted_at`. Kept only while its
+ * deliveries are pending; erased (ErasedNotePayloadSchema) once the last one ends.
+ */
+export const NoteDeletedEventSchema = NoteSchema.extend({
+  deleted_at: timestamp,
+});
+/** Payload of note.deleted. */
+export type NoteDeletedEvent = z.infer<typeof NoteDeletedEventSchema>;
+
+/** CONTRACT "Notes": the body of an erased note event (a deleted note's earlier events, or its delivered note.deleted). */
+export const ErasedNotePayloadSchema = z.object({
+  note_id: z.string(),
+  item_id: z.string(),
+  erased: z.literal(true),
+});
+/** An erased note event body. */
+export type ErasedNotePayload = z.infer<typeof ErasedNotePayloadSchema>;
 
 /**
  * Spec "Events" + CONTRACT "Events and deliveries": the delivery body schema of each event: the Item for
@@ -189,12 +226,15 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   "task.created": TaskSchema,
   "task.updated": TaskChangedEventSchema,
   "task.completed": TaskChangedEventSchema,
+  "note.created": NoteSchema,
+  "note.updated": NoteChangedEventSchema,
+  "note.deleted": NoteDeletedEventSchema,
 } as const satisfies Record<EventName, z.ZodType>;
 /** The payload type of event `E`. */
 export type EventPayload<E extends EventName = EventName> = z.infer<(typeof EVENT_PAYLOAD_SCHEMAS)[E]>;
 
 /** Spec "REST hooks" (GET /v1/ext/webhooks/sample/{resource}): the resources a sample payload exists for. */
-export const SAMPLE_RESOURCES = ["items", "tasks"] as const;
+export const SAMPLE_RESOURCES = ["items", "tasks", "notes"] as const;
 /** A sample resource path segment. */
 export type SampleResource = (typeof SAMPLE_RESOURCES)[number];
 
@@ -219,6 +259,9 @@ export const EVENT_RESOURCES = {
   "task.created": "tasks",
   "task.updated": "tasks",
   "task.completed": "tasks",
+  "note.created": "notes",
+  "note.updated": "notes",
+  "note.deleted": "notes",
 } as const satisfies Record<EventName, SampleResource>;
 
 /** CONTRACT "Events and deliveries": states of a delivery. */

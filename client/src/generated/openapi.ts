@@ -96,7 +96,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an item
-         * @description Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at`. With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.
+         * @description Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at` and `deleted_note_ids`. Its notes are deleted and erased with it (no `note.deleted` each). With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.
          *
          *     Scope: `items:write`.
          */
@@ -166,6 +166,68 @@ export interface paths {
          *     Scope: `tasks:write`.
          */
         patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/v1/ext/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List notes
+         * @description The company's notes, newest first, filtered by the query (`item_id`, `pinned`, `updated_after`; combined with AND). Keyset pagination: follow the `Link` header's `next` URL.
+         *
+         *     Scope: `items:read`.
+         */
+        get: operations["listNotes"];
+        put?: never;
+        /**
+         * Create a note
+         * @description Adds a note to an item of the company and emits `note.created`. `created_by` is the API key's id. Replaying the `Idempotency-Key` of a create whose note was deleted since is `410 payload_erased` (its stored response was erased with it).
+         *
+         *     Scope: `items:write`.
+         *
+         *     Send an `Idempotency-Key` (1..255 printable ASCII characters) to make retries safe: the same key with the same body replays the first response (with `Idempotent-Replayed: true`) and creates nothing again; with a different body it is a 422 `idempotency_key_reused`; while the first request runs, a 409 `idempotency_key_in_use` with `Retry-After`. Keys are scoped to the company and kept 24 hours; 4xx responses are replayed too, 429 and 5xx are not stored.
+         */
+        post: operations["createNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/notes/{note_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a note
+         * @description Scope: `items:read`.
+         */
+        get: operations["getNote"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a note
+         * @description Deletes the note for good and erases its body everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). One `note.deleted` carries its last state plus `deleted_at`. With `version`, a stale version is a 409 carrying `current_version`. Takes no body.
+         *
+         *     Scope: `items:write`.
+         */
+        delete: operations["deleteNote"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a note
+         * @description Changes `body` and/or `pinned` (a note's `item_id` never changes) and emits `note.updated` with `changed_fields` and `previous`. With `version`, a stale version is a 409 carrying `current_version`.
+         *
+         *     Scope: `items:write`.
+         */
+        patch: operations["updateNote"];
         trace?: never;
     };
     "/v1/ext/pipelines": {
@@ -371,7 +433,7 @@ export interface paths {
         };
         /**
          * Get a sample item payload
-         * @description A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` for `item.deleted`; a task event is a 400.
+         * @description A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` and `deleted_note_ids` for `item.deleted`; a task or note event is a 400.
          *
          *     Scope: `hooks:manage` or `items:read`.
          */
@@ -393,11 +455,33 @@ export interface paths {
         };
         /**
          * Get a sample task payload
-         * @description A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.
+         * @description A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item or note event is a 400.
          *
          *     Scope: `hooks:manage` or `tasks:read`.
          */
         get: operations["getSampleTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/webhooks/sample/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sample note payload
+         * @description A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.
+         *
+         *     Scope: `hooks:manage` or `items:read`.
+         */
+        get: operations["getSampleNote"];
         put?: never;
         post?: never;
         delete?: never;
@@ -614,6 +698,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of note.created
+         * @description Sent to the `target_url` of every subscription to `note.created` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["noteCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of note.updated
+         * @description Sent to the `target_url` of every subscription to `note.updated` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["noteUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery of note.deleted
+         * @description Sent to the `target_url` of every subscription to `note.deleted` whose filter the event passes. Answer 2xx to acknowledge; 410 deletes the subscription; 429, 5xx and network errors are retried for up to 3 days.
+         */
+        post: operations["noteDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -715,8 +859,40 @@ export interface components {
             version: number;
             /** Format: date-time */
             deleted_at: string;
+            deleted_note_ids: string[];
         } & {
             [key: string]: unknown;
+        };
+        NoteChangedEvent: {
+            note_id: string;
+            item_id: string;
+            body: string;
+            pinned: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+            changed_fields: ("body" | "pinned")[];
+            previous: {
+                body?: string;
+                pinned?: boolean;
+            };
+        };
+        NoteDeletedEvent: {
+            note_id: string;
+            item_id: string;
+            body: string;
+            pinned: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
+            /** Format: date-time */
+            deleted_at: string;
         };
         DuplicateMatch: {
             item_id: string;
@@ -766,6 +942,18 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        Note: {
+            note_id: string;
+            item_id: string;
+            body: string;
+            pinned: boolean;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            version: number;
         };
         Pipeline: {
             id: string;
@@ -826,7 +1014,7 @@ export interface components {
             id: string;
             event_id: string;
             /** @enum {string} */
-            event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+            event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             /** @enum {string} */
             state: "pending" | "succeeded" | "failed";
             attempt_count: number;
@@ -2351,6 +2539,268 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listNotes: {
+        parameters: {
+            query?: {
+                item_id?: string;
+                updated_after?: string;
+                pinned?: "true" | "false";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notes. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "note_id": "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60",
+                     *         "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *         "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                     *         "pinned": true,
+                     *         "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "updated_at": "2026-03-01T09:30:00.000Z",
+                     *         "version": 1
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["Note"][];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    createNote: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                 *       "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                 *       "pinned": true
+                 *     }
+                 */
+                "application/json": {
+                    item_id: string;
+                    body: string;
+                    pinned?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The created note. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "note_id": "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60",
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                     *       "pinned": true,
+                     *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-01T09:30:00.000Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["ValidationFailedReplayable"];
+            401: components["responses"]["InvalidApiKeyReplayable"];
+            402: components["responses"]["SubscriptionInactiveReplayable"];
+            403: components["responses"]["InsufficientScopeReplayable"];
+            408: components["responses"]["RequestTimeoutReplayable"];
+            409: components["responses"]["IdempotencyKeyInUseReplayable"];
+            410: components["responses"]["PayloadErasedReplayable"];
+            413: components["responses"]["PayloadTooLargeReplayable"];
+            422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
+            429: components["responses"]["RateLimitedReplayable"];
+            500: components["responses"]["InternalReplayable"];
+        };
+    };
+    getNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The note's `note_id`. */
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The note. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "note_id": "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60",
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                     *       "pinned": true,
+                     *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-01T09:30:00.000Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    deleteNote: {
+        parameters: {
+            query?: {
+                version?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The note's `note_id`. */
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; its body is erased. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["VersionConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    updateNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The note's `note_id`. */
+                note_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pinned": false,
+                 *       "version": 1
+                 *     }
+                 */
+                "application/json": {
+                    body?: string;
+                    pinned?: boolean;
+                    version?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The updated note. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "note_id": "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60",
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                     *       "pinned": true,
+                     *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-01T09:30:00.000Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Note"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["VersionConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     listPipelines: {
         parameters: {
             query?: never;
@@ -2607,7 +3057,7 @@ export interface operations {
                      * @description The event to receive. Another name is a 422 `invalid_reference` whose `valid_events` lists these.
                      * @enum {string}
                      */
-                    event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                    event: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
                     filter?: {
                         pipeline_id?: string;
                         stage_id?: string;
@@ -2880,7 +3330,7 @@ export interface operations {
     getSampleItem: {
         parameters: {
             query?: {
-                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             header?: never;
             path?: never;
@@ -2961,7 +3411,7 @@ export interface operations {
     getSampleTask: {
         parameters: {
             query?: {
-                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             header?: never;
             path?: never;
@@ -3034,6 +3484,69 @@ export interface operations {
                         previous?: {
                             [key: string]: unknown;
                         };
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            403: components["responses"]["InsufficientScope"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
+    getSampleNote: {
+        parameters: {
+            query?: {
+                event?: "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`). */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "note_id": "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60",
+                     *       "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *       "body": "Ada asked for **annual billing**; send the revised quote by Friday.",
+                     *       "pinned": true,
+                     *       "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *       "created_at": "2026-03-01T09:30:00.000Z",
+                     *       "updated_at": "2026-03-01T09:30:00.000Z",
+                     *       "version": 1
+                     *     }
+                     */
+                    "application/json": {
+                        note_id: string;
+                        item_id: string;
+                        body: string;
+                        pinned: boolean;
+                        created_by: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                        version: number;
+                        changed_fields?: ("body" | "pinned")[];
+                        previous?: {
+                            body?: string;
+                            pinned?: boolean;
+                        };
+                        /** Format: date-time */
+                        deleted_at?: string;
                     };
                 };
             };
@@ -3182,7 +3695,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3220,7 +3733,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3258,7 +3771,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3296,7 +3809,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3334,7 +3847,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3399,7 +3912,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3437,7 +3950,7 @@ export interface operations {
                 /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
                 "webhook-signature": string;
                 /** @description The event name (not signed). */
-                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed";
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
             };
             path?: never;
             cookie?: never;
@@ -3445,6 +3958,131 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TaskChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    note_id: string;
+                    item_id: string;
+                    body: string;
+                    pinned: boolean;
+                    created_by: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    /** Format: date-time */
+                    updated_at: string;
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is deleted and nothing more is sent. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    noteDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every retry of this delivery (dedupe on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret; several, space-separated, during a secret rotation. */
+                "webhook-signature": string;
+                /** @description The event name (not signed). */
+                "x-webhook-event": "item.created" | "item.updated" | "item.stage_changed" | "item.deleted" | "task.created" | "task.updated" | "task.completed" | "note.created" | "note.updated" | "note.deleted";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteDeletedEvent"];
             };
         };
         responses: {

@@ -29,7 +29,7 @@ export const { performSubscribe, performUnsubscribe, perform, performList } = re
 });
 
 /** A realistic deletion: the sample item, deleted. */
-export const ITEM_DELETED_SAMPLE: ZapierItem<ItemDeletedEvent> = { ...ITEM_SAMPLE, deleted_at: '2026-03-09T11:45:00.000Z' };
+export const ITEM_DELETED_SAMPLE: ZapierItem<ItemDeletedEvent> = { ...ITEM_SAMPLE, deleted_at: '2026-03-09T11:45:00.000Z', deleted_note_ids: [] };
 
 export default defineTrigger({
   key: 'item_deleted',

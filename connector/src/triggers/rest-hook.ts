@@ -124,7 +124,7 @@ export interface RestHookOperations<O> {
 }
 
 /** The id field that marks a delivery body as a resource of `resource` (anything else posted to the URL is ignored). */
-const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id'> = { items: 'item_id', tasks: 'task_id' };
+const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id' | 'note_id'> = { items: 'item_id', tasks: 'task_id', notes: 'note_id' };
 
 /**
  * The hook functions of a trigger on `event`:

@@ -5,9 +5,10 @@
  */
 import type { PrismaClient } from "../generated/prisma/client";
 import type { AuditEventInsert } from "./audit-log";
-import { ERASED_PAYLOAD_SQL } from "./event-erasure";
+import { eraseEventsOf, eraseUndeliveredDeletionEvents, lockQueuesOfPendingDeliveries, type ErasureScope } from "./event-erasure";
 import type { ItemRecord } from "./item-record";
 import { lockItemForUpdate } from "./items";
+import { eraseStoredNoteResponses, lockNotesOfItem } from "./notes";
 import { fanOutCtes } from "./outbox";
 import type { PipelineStructure } from "./pipelines";
 import { sqlOf, type TransactionQuery } from "./sql";
@@ -41,30 +42,35 @@ export interface ItemDeletion {
   /** The audit entry of the deletion (no field values). */
   audit: AuditEventInsert;
   /**
-   * Builds the events from the locked item and its locked linked tasks: `item.deleted` first, then one `task.updated`
-   * per task. Runs inside the transaction: CPU only, no I/O.
+   * Builds the events from the locked item, its locked linked tasks and the ids of its locked notes: `item.deleted`
+   * first (with `deleted_note_ids`), then one `task.updated` per task. Runs inside the transaction: CPU only, no I/O.
    */
-  events(item: ItemRecord, tasks: StoredTask[]): DeletionEvent[];
+  events(item: ItemRecord, tasks: StoredTask[], noteIds: string[]): DeletionEvent[];
+  /** `location` of the stored Idempotency-Key response that created note `noteId` (`/v1/ext/notes/{id}`). */
+  noteLocation(noteId: string): string;
 }
 
 /** What a deletion did. */
 export type ItemDeletionOutcome =
-  | { deleted: true; item: ItemRecord; tasks: StoredTask[]; deliveries: number }
+  | { deleted: true; item: ItemRecord; tasks: StoredTask[]; noteIds: string[]; deliveries: number }
   | { deleted: false; reason: "no_company" | "not_found" }
   | { deleted: false; reason: "version_conflict"; currentVersion: number };
 
 /**
  * Deletes the company's item and erases its values, in ONE transaction (READ COMMITTED):
  * 1. locks the company row (`FOR KEY SHARE`, as every write), the item row `FOR UPDATE` (a concurrent PATCH, task
- *    link or second DELETE waits, then finds no item) and its linked tasks `FOR UPDATE`; checks `expectedVersion`;
+ *    link or second DELETE waits, then finds no item), its linked tasks and its notes `FOR UPDATE`; checks
+ *    `expectedVersion`;
  * 2. builds the event bodies from those locked rows (`deletion.events`): no read-then-delete race;
- * 3. erases the item's earlier events (`item.*` with its id as `resource_id`, an index lookup): body →
- *    `{ item_id, erased: true }`, `erased_at` set; ends their pending deliveries as failed (their queues locked
+ * 3. erases the item's earlier events (`item.*` with its id as `resource_id`, an index lookup) and its notes'
+ *    earlier events (`note.*` with their ids; CONTRACT "Notes": no `note.deleted` per note, `item.deleted` lists
+ *    `deleted_note_ids`, and the notes' stored create responses are replaced as below): body → `{ item_id, erased:
+ *    true }` (`{ note_id, item_id, erased: true }` for a note's), `erased_at` set; ends their pending deliveries as failed (their queues locked
  *    first, in id order, as the dispatcher does) and clears their attempts' response excerpts (a target may echo
  *    the body back);
  * 4. replaces the stored Idempotency-Key responses that hold its values (its create's, found by `location`, and an
  *    upsert's, found by `item_id`) with `erasedReplay` (410),
- *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row, and writes the events with one
+ *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row (its notes go by cascade), and writes the events with one
  *    delivery per subscriber (outbox); a subscription filtered by pipeline gets the tasks' `task.updated` when the
  *    deleted item was in that pipeline (the pipeline the tasks were linked to; their bodies carry `item_id: null`). An `item.deleted` that no active subscription receives (none subscribed, or
  *    every filter excludes it) is erased right after, in the same transaction; otherwise its body is erased when
@@ -82,63 +88,18 @@ export function deleteItemAndErase(prisma: PrismaClient, deletion: ItemDeletion)
       return { deleted: false, reason: "version_conflict", currentVersion: item.version };
     }
     const tasks = await lockTasksOfItem(q, deletion.companyId, item.id);
-    const events = deletion.events(item, tasks);
-    await lockQueuesOfPendingDeliveries(q, deletion);
-    await eraseEarlierEvents(q, deletion);
+    const noteIds = await lockNotesOfItem(q, deletion.companyId, item.id);
+    const events = deletion.events(item, tasks, noteIds);
+    const itemScope: ErasureScope = { companyId: deletion.companyId, resourceIds: [item.id], typePrefix: "item." };
+    const noteScope: ErasureScope = { companyId: deletion.companyId, resourceIds: noteIds, typePrefix: "note." };
+    await lockQueuesOfPendingDeliveries(q, itemScope);
+    await lockQueuesOfPendingDeliveries(q, noteScope);
+    await eraseEventsOf(q, itemScope, deletion.deletedAt, deletion.endedReason);
+    await eraseEventsOf(q, noteScope, deletion.deletedAt, deletion.endedReason);
+    await eraseStoredNoteResponses(q, deletion.companyId, noteIds.map(deletion.noteLocation), deletion.erasedReplay);
     const deliveries = await deleteAndWriteEvents(q, deletion, item.pipeline.id, tasks, events);
-    return { deleted: true, item, tasks, deliveries };
+    return { deleted: true, item, tasks, noteIds, deliveries };
   });
-}
-
-/**
- * Before step 3: locks (`FOR NO KEY UPDATE`, in id order, as the dispatcher does) the subscriptions whose deliveries of
- * the item's events are still pending, in a statement of its own. A dispatcher recording an attempt of one of them
- * holds that lock while it writes the attempt (db/webhook-dispatch.ts `recordAttempt`), so this waits for it to
- * commit, and the erasing statement that follows takes its snapshot after: it sees that attempt and clears its
- * response excerpt. (In one statement, the snapshot would predate the attempt and miss it.) An attempt recorded
- * after the deletion finds its delivery ended and stores no excerpt.
- */
-async function lockQueuesOfPendingDeliveries(q: TransactionQuery, deletion: ItemDeletion): Promise<void> {
-  await q(
-    `SELECT s.id FROM webhook_subscriptions s
-     WHERE s.id IN (
-       SELECT d.subscription_id FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-       WHERE e.company_id = $1 AND e.resource_id = $2 AND e.type LIKE 'item.%' AND d.state = 'pending'
-     )
-     ORDER BY s.id FOR NO KEY UPDATE`,
-    [deletion.companyId, deletion.itemId],
-  );
-}
-
-/** Step 3 of `deleteItemAndErase`: erases the bodies, pending deliveries and response excerpts of the item's events. */
-async function eraseEarlierEvents(q: TransactionQuery, deletion: ItemDeletion): Promise<void> {
-  await q(
-    `WITH item_events AS MATERIALIZED (
-       SELECT id FROM webhook_events WHERE company_id = $1 AND resource_id = $2 AND type LIKE 'item.%'
-     ), pending AS MATERIALIZED (
-       SELECT d.id, d.subscription_id FROM webhook_deliveries d
-       WHERE d.event_id IN (SELECT id FROM item_events) AND d.state = 'pending'
-     ), queues AS (
-       SELECT s.id FROM webhook_subscriptions s WHERE s.id IN (SELECT subscription_id FROM pending) ORDER BY s.id FOR NO KEY UPDATE
-     ), ended AS (
-       UPDATE webhook_deliveries d SET state = 'failed', completed_at = $3::timestamptz, last_error = $4,
-         locked_until = NULL, locked_by = NULL
-       WHERE d.id IN (SELECT id FROM pending) AND d.subscription_id IN (SELECT id FROM queues) AND d.state = 'pending'
-       RETURNING d.id
-     ), excerpts AS (
-       UPDATE webhook_attempts a SET response_excerpt = NULL
-       FROM webhook_deliveries d
-       WHERE d.event_id IN (SELECT id FROM item_events) AND a.delivery_id = d.id AND a.response_excerpt IS NOT NULL
-       RETURNING a.id
-     ), erased AS (
-       UPDATE webhook_events e SET payload = ${ERASED_PAYLOAD_SQL("e")}, erased_at = COALESCE(e.erased_at, $3::timestamptz)
-       WHERE e.id IN (SELECT id FROM item_events)
-       RETURNING e.id
-     )
-     SELECT (SELECT count(*) FROM ended)::int AS ended, (SELECT count(*) FROM excerpts)::int AS excerpts,
-       (SELECT count(*) FROM erased)::int AS erased`,
-    [deletion.companyId, deletion.itemId, deletion.deletedAt, deletion.endedReason],
-  );
 }
 
 /**
@@ -207,11 +168,6 @@ async function deleteAndWriteEvents(
   // An `item.deleted` that no active subscription's filter let through has no delivery to wait for: erase it now,
   // in the same transaction (a sibling CTE could not see the row the statement above inserted).
   const deletedEventIds = events.filter((e) => e.type === "item.deleted").map((e) => e.id);
-  await q(
-    `UPDATE webhook_events e SET payload = ${ERASED_PAYLOAD_SQL("e")}, erased_at = $2::timestamptz
-     WHERE e.company_id = $3 AND e.id = ANY ($1::text[])
-       AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id)`,
-    [deletedEventIds, deletion.deletedAt, deletion.companyId],
-  );
+  await eraseUndeliveredDeletionEvents(q, deletion.companyId, deletedEventIds, deletion.deletedAt);
   return Number(rows[0]?.deliveries ?? 0);
 }

@@ -37,7 +37,9 @@ const WAKEUPS_CTE = `woken AS (
  * - `filter_pipeline_id`: an item event's `pipeline_id`; a task event's linked item's pipeline (`item_id` looked up
  *   in the company's items in this statement's snapshot; a task without an item matches no pipeline filter), or,
  *   for a task event whose body has no `item_id`, the pipeline given by `unlinkedTaskPipelineParam` when the
- *   statement passes one (an item deletion: the pipeline of the item its tasks were linked to);
+ *   statement passes one (an item deletion: the pipeline of the item its tasks were linked to); a note event's
+ *   item's pipeline (CONTRACT "Notes"; the item always exists when a note event is written: a deleted item's notes
+ *   get no event);
  * - `filter_stage_id`: an item event's `stage_id` (the stage after the change);
  * - `filter_fields` (non-empty): overlaps the event's `changed_fields`.
  * Cost: the company's subscriptions are read through the partial expression index
@@ -56,8 +58,8 @@ export function fanOutCtes(eventsCte: string, companyParam: string, unlinkedTask
     : linkedItemPipeline;
   return `fan_events AS MATERIALIZED (
        SELECT e.id, e.type, e.seq,
-         CASE WHEN e.type LIKE 'task.%'
-           THEN ${taskPipeline}
+         CASE WHEN e.type LIKE 'task.%' THEN ${taskPipeline}
+           WHEN e.type LIKE 'note.%' THEN ${linkedItemPipeline}
            ELSE e.payload::json ->> 'pipeline_id' END AS pipeline_id,
          CASE WHEN e.type LIKE 'item.%' THEN e.payload::json ->> 'stage_id' END AS stage_id,
          ARRAY(SELECT json_array_elements_text(

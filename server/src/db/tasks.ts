@@ -20,10 +20,10 @@ import {
   storeCreatedCte,
   type ClaimRow,
   type IdempotencyClaim,
-  type StoredResponse,
 } from "./idempotency";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
+import type { RowWriteOutcome } from "./write-outcome";
 import { query, type TransactionQuery } from "./sql";
 import type { TaskRecord } from "./task-record";
 import type { UserCard } from "./users";
@@ -162,18 +162,7 @@ export function listTasks(db: Db, companyId: string, filters: TaskFilters, after
 }
 
 /** Why a task write stored nothing (see `insertTaskWithEvents`, `updateTaskWithEvents`). */
-export type TaskWriteOutcome =
-  | { written: true }
-  /** The company row is gone (deleted, with its API keys, after the request was authenticated). */
-  | { written: false; reason: "no_company" }
-  /** The `item_id` to store is not an item of the company (or it was deleted meanwhile). */
-  | { written: false; reason: "no_item" }
-  /** Update only: the task changed (or was deleted) after it was read. */
-  | { written: false; reason: "changed" }
-  /** Create with a claim only: another request holds the key. */
-  | { written: false; reason: "in_use" }
-  /** Create with a claim only: the key has a stored response. */
-  | { written: false; reason: "stored"; stored: StoredResponse };
+export type TaskWriteOutcome = RowWriteOutcome;
 
 /**
  * The stored column values of a task, as parameters `$first` .. `$first + 11` (title, description, due_at,

@@ -11,6 +11,9 @@ import type {
   ItemUpdate,
   ItemUpsert,
   Me,
+  Note,
+  NoteCreate,
+  NoteUpdate,
   Pipeline,
   PipelineField,
   Stage,
@@ -169,4 +172,21 @@ export const webhookDeliveryExample: WebhookDelivery = {
       next_attempt_at: null,
     },
   ],
+};
+
+const NOTE_ID = "01935d72-4c5d-7e6f-8a90-1b2c3d4e5f60";
+
+export const noteCreateExample: NoteCreate = { item_id: ITEM_ID, body: "Ada asked for **annual billing**; send the revised quote by Friday.", pinned: true };
+
+export const noteUpdateExample: NoteUpdate = { pinned: false, version: 1 };
+
+export const noteExample: Note = {
+  note_id: NOTE_ID,
+  item_id: ITEM_ID,
+  body: "Ada asked for **annual billing**; send the revised quote by Friday.",
+  pinned: true,
+  created_by: KEY_ID,
+  created_at: "2026-03-01T09:30:00.000Z",
+  updated_at: "2026-03-01T09:30:00.000Z",
+  version: 1,
 };

@@ -20,6 +20,13 @@ import {
   ItemUpdateSchema,
   ItemUpsertSchema,
   MeSchema,
+  NoteChangedEventSchema,
+  NoteCreateSchema,
+  NoteDeleteQuerySchema,
+  NoteDeletedEventSchema,
+  NoteListQuerySchema,
+  NoteSchema,
+  NoteUpdateSchema,
   NUL_FREE_PATTERN,
   PageQuerySchema,
   SampleQuerySchema,
@@ -124,6 +131,7 @@ export interface ApiDeprecation {
 export const API_TAGS = {
   Items: "Pipeline items: records that sit in a stage and a status of a pipeline (spec \"Items\").",
   Tasks: "Tasks, optionally linked to an item (spec \"Tasks\").",
+  Notes: "Notes on items: Markdown text of up to 65,536 characters, pinned or not (CONTRACT \"Notes\"). Reads need `items:read`, writes `items:write`.",
   Pipelines: "Read-only lookups of pipelines, their stages, statuses and custom fields (spec \"Pipelines\").",
   Webhooks: "REST hooks: subscriptions that push events to a target URL, their deliveries and sample payloads.",
   People: "The company's console users, e.g. to pick a task's `assigned_to` (CONTRACT \"People\").",
@@ -146,10 +154,16 @@ const TaskSampleSchema = TaskSchema.extend({
   changed_fields: TaskChangedEventSchema.shape.changed_fields.optional(),
   previous: TaskChangedEventSchema.shape.previous.optional(),
 });
+const NoteSampleSchema = NoteSchema.extend({
+  changed_fields: NoteChangedEventSchema.shape.changed_fields.optional(),
+  previous: NoteChangedEventSchema.shape.previous.optional(),
+  deleted_at: NoteDeletedEventSchema.shape.deleted_at.optional(),
+});
 
 const id = (description: string) => z.string().min(1).max(255).regex(NUL_FREE_PATTERN).meta({ description });
 const itemPath = z.object({ item_id: id("The item's `item_id`.") });
 const taskPath = z.object({ task_id: id("The task's `task_id`.") });
+const notePath = z.object({ note_id: id("The note's `note_id`.") });
 const pipelinePath = z.object({ pipeline_id: id("The pipeline's `id`.") });
 const stagePath = pipelinePath.extend({ stage_id: id("The stage's `id` (a stage of that pipeline).") });
 const webhookPath = z.object({ webhook_id: id("The subscription's `id`.") });
@@ -223,7 +237,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: "delete", path: `${BASE}/items/{item_id}`, operationId: "deleteItem", summary: "Delete an item", tag: "Items", access: ["items:write"],
     description:
       "Deletes the item for good and erases its values everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). " +
-      "Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at`. " +
+      "Its tasks stay, unlinked (`item_id: null`, each with a `task.updated`); one `item.deleted` carries its last state plus `deleted_at` and `deleted_note_ids`. Its notes are deleted and erased with it (no `note.deleted` each). " +
       "With `version`, a stale version is a 409 carrying `current_version`. Takes no body. Afterwards the item is 404 everywhere and its `short_id` is never reused.",
     path_params: itemPath,
     query: ItemDeleteQuerySchema,
@@ -257,6 +271,46 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     body: one(TaskUpdateSchema, ex.taskUpdateExample),
     success: { status: 200, description: "The updated task.", body: one(TaskSchema, ex.taskExample) },
     errors: ["not_found", "invalid_reference"],
+  },
+  {
+    method: "get", path: `${BASE}/notes`, operationId: "listNotes", summary: "List notes", tag: "Notes", access: ["items:read"],
+    description: "The company's notes, newest first, filtered by the query (`item_id`, `pinned`, `updated_after`; combined with AND). Keyset pagination: follow the `Link` header's `next` URL.",
+    query: NoteListQuerySchema,
+    success: { status: 200, description: "A page of notes.", body: list(NoteSchema, ex.noteExample), link: true },
+  },
+  {
+    method: "post", path: `${BASE}/notes`, operationId: "createNote", summary: "Create a note", tag: "Notes", access: ["items:write"],
+    description:
+      "Adds a note to an item of the company and emits `note.created`. `created_by` is the API key's id. " +
+      "Replaying the `Idempotency-Key` of a create whose note was deleted since is `410 payload_erased` (its stored response was erased with it).",
+    body: one(NoteCreateSchema, ex.noteCreateExample),
+    success: { status: 201, description: "The created note.", body: one(NoteSchema, ex.noteExample), location: true },
+    errors: ["invalid_reference", "payload_erased"],
+    idempotent: true,
+  },
+  {
+    method: "get", path: `${BASE}/notes/{note_id}`, operationId: "getNote", summary: "Get a note", tag: "Notes", access: ["items:read"],
+    path_params: notePath,
+    success: { status: 200, description: "The note.", body: one(NoteSchema, ex.noteExample) },
+    errors: ["not_found"],
+  },
+  {
+    method: "patch", path: `${BASE}/notes/{note_id}`, operationId: "updateNote", summary: "Update a note", tag: "Notes", access: ["items:write"],
+    description: "Changes `body` and/or `pinned` (a note's `item_id` never changes) and emits `note.updated` with `changed_fields` and `previous`. With `version`, a stale version is a 409 carrying `current_version`.",
+    path_params: notePath,
+    body: one(NoteUpdateSchema, ex.noteUpdateExample),
+    success: { status: 200, description: "The updated note.", body: one(NoteSchema, ex.noteExample) },
+    errors: ["not_found", "version_conflict"],
+  },
+  {
+    method: "delete", path: `${BASE}/notes/{note_id}`, operationId: "deleteNote", summary: "Delete a note", tag: "Notes", access: ["items:write"],
+    description:
+      "Deletes the note for good and erases its body everywhere in the service (earlier event bodies, the delivery log, stored Idempotency-Key responses). " +
+      "One `note.deleted` carries its last state plus `deleted_at`. With `version`, a stale version is a 409 carrying `current_version`. Takes no body.",
+    path_params: notePath,
+    query: NoteDeleteQuerySchema,
+    success: { status: 204, description: "Deleted; its body is erased." },
+    errors: ["not_found", "version_conflict"],
   },
   {
     method: "get", path: `${BASE}/pipelines`, operationId: "listPipelines", summary: "List pipelines", tag: "Pipelines", access: "any",
@@ -334,16 +388,23 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     method: "get", path: `${BASE}/webhooks/sample/items`, operationId: "getSampleItem", summary: "Get a sample item payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
     description:
       "A sample item event payload built from the company's pipeline blueprint, so its field names and types match real payloads. Nothing is stored. " +
-      "With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` for `item.deleted`; a task event is a 400.",
+      "With `event`, the body of that event: `changed_fields` and `previous` for `item.updated`/`item.stage_changed`, `deleted_at` and `deleted_note_ids` for `item.deleted`; a task or note event is a 400.",
     query: SampleQuerySchema,
     success: { status: 200, description: "A sample Item, or the sample body of the event asked for (an Item with `changed_fields`/`previous` or `deleted_at`).", body: one(ItemSampleSchema, ex.itemExample) },
   },
   {
     method: "get", path: `${BASE}/webhooks/sample/tasks`, operationId: "getSampleTask", summary: "Get a sample task payload", tag: "Webhooks", access: ["hooks:manage", "tasks:read"],
     description:
-      "A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item event is a 400.",
+      "A sample task event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `task.updated`/`task.completed`; an item or note event is a 400.",
     query: SampleQuerySchema,
     success: { status: 200, description: "A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`).", body: one(TaskSampleSchema, ex.taskExample) },
+  },
+  {
+    method: "get", path: `${BASE}/webhooks/sample/notes`, operationId: "getSampleNote", summary: "Get a sample note payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
+    description:
+      "A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`).", body: one(NoteSampleSchema, ex.noteExample) },
   },
   {
     method: "get", path: `${BASE}/users`, operationId: "listUsers", summary: "List users", tag: "People", access: "any",

@@ -29,6 +29,8 @@ export const EVENT_PAYLOAD_COMPONENTS: Readonly<Record<string, z.ZodType>> = {
   ItemChangedEvent: SENT["item.updated"],
   TaskChangedEvent: SENT["task.updated"],
   ItemDeletedEvent: SENT["item.deleted"],
+  NoteChangedEvent: SENT["note.updated"],
+  NoteDeletedEvent: SENT["note.deleted"],
 };
 
 const deliveryHeaders = z.object({

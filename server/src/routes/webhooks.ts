@@ -36,7 +36,7 @@ import {
 } from "../services/webhook-subscriptions";
 
 /** The scope besides `hooks:manage` that opens each sample (CONTRACT.md "Scopes and limits"). */
-const SAMPLE_READ_SCOPE = { items: "items:read", tasks: "tasks:read" } as const satisfies Record<SampleResource, string>;
+const SAMPLE_READ_SCOPE = { items: "items:read", tasks: "tasks:read", notes: "items:read" } as const satisfies Record<SampleResource, string>;
 
 /** Path parameters of /webhooks/:webhook_id and below. */
 type WebhookPath = { webhook_id: string };

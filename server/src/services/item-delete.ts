@@ -45,7 +45,7 @@ const ENDED_REASON = "item deleted: its payload was erased before this delivery 
 /**
  * CONTRACT "Item deletion and erasure": deletes the company's item `itemId`. In one transaction (db/item-delete.ts
  * `deleteItemAndErase`) the item row is locked, the `item.deleted` body (the item's last state, built from the locked
- * row, plus `deleted_at`) and one `task.updated` per linked task (`changed_fields: ["item_id"]`, `previous: { item_id }`)
+ * row, plus `deleted_at` and `deleted_note_ids`, the ids of its notes, deleted and erased with it) and one `task.updated` per linked task (`changed_fields: ["item_id"]`, `previous: { item_id }`)
  * are written with their deliveries (outbox), the tasks are unlinked, every earlier copy of the item's values is
  * erased (event bodies, pending deliveries ended, response excerpts, stored Idempotency-Key responses replaced by a
  * `410 payload_erased` problem), the audit entry (who, when, `short_id`; no field values) is stored and the row is
@@ -80,8 +80,9 @@ export async function deleteItem(ctx: AppContext, companyId: string, itemId: str
       target: { type: "item", id: itemId, label: current.shortId },
       ip: request.ip,
     }),
-    events: (item, tasks) => {
-      const deleted: ItemDeletedEvent = { ...toItemResponse(item), deleted_at: toIsoTimestamp(deletedAt) };
+    noteLocation: (noteId) => resourceLocation("notes", noteId),
+    events: (item, tasks, noteIds) => {
+      const deleted: ItemDeletedEvent = { ...toItemResponse(item), deleted_at: toIsoTimestamp(deletedAt), deleted_note_ids: noteIds };
       const events: DeletionEvent[] = [{ id: uuidv7(stamp), type: "item.deleted", resourceId: item.id, payload: deleted }];
       for (const task of tasks) {
         const payload: TaskChangedEvent = {

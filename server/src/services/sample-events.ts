@@ -2,7 +2,8 @@
  * Event-shaped samples (CONTRACT "Item deletion and erasure": item.deleted has its own sample; "Previous values in
  * update events"): GET /v1/ext/webhooks/sample/{resource}?event=NAME answers that event's delivery body, built from
  * the plain sample (services/samples.ts, the company's newest pipeline and its blueprint) so its fields match real
- * deliveries: `changed_fields` and `previous` for update events, `deleted_at` for item.deleted. Nothing is stored.
+ * deliveries: `changed_fields` and `previous` for update events, `deleted_at` for item.deleted and note.deleted
+ * (`deleted_note_ids` too for item.deleted). Nothing is stored.
  */
 import {
   EVENT_RESOURCES,
@@ -10,6 +11,8 @@ import {
   type EventPayload,
   type Item,
   type ItemChangedEvent,
+  type Note,
+  type NoteChangedEvent,
   type SampleResource,
   type Task,
   type TaskChangedEvent,
@@ -18,7 +21,7 @@ import type { AppContext } from "../context";
 import * as pipelines from "../db/pipelines";
 import { domainError } from "./errors";
 import { readBlueprint } from "./item-format";
-import { sampleCustomFieldValue, sampleItem, sampleTask } from "./samples";
+import { SAMPLE_IDS, sampleCustomFieldValue, sampleItem, sampleNote, sampleTask } from "./samples";
 
 /**
  * The sample delivery body of `event`, an event of `resource`.
@@ -38,12 +41,13 @@ export async function sampleEventPayload(
     });
   }
   if (resource === "tasks") return taskEventSample(sampleTask(apiKeyId), event);
+  if (resource === "notes") return noteEventSample(sampleNote(apiKeyId), event);
   return itemEventSample(ctx, companyId, await sampleItem(ctx, companyId), event);
 }
 
 /** The body of an item event around the sample item `item` (first stage and status of the newest pipeline). */
 async function itemEventSample(ctx: AppContext, companyId: string, item: Item, event: EventName): Promise<EventPayload> {
-  if (event === "item.deleted") return { ...item, deleted_at: item.updated_at };
+  if (event === "item.deleted") return { ...item, deleted_at: item.updated_at, deleted_note_ids: [SAMPLE_IDS.note] };
   if (event === "item.created") return item;
   const changedAt = new Date(Date.parse(item.created_at) + 60 * 60 * 1000).toISOString();
   if (event === "item.stage_changed") {
@@ -96,6 +100,22 @@ function taskEventSample(task: Task, event: EventName): EventPayload {
     updated_at: changedAt,
     changed_fields: ["title", "due_at"],
     previous: { title: "Call Jane", due_at: earlierDue },
+  };
+  return body;
+}
+
+/** The body of a note event around the sample note `note` (CONTRACT "Notes"). */
+function noteEventSample(note: Note, event: EventName): EventPayload {
+  if (event === "note.created") return note;
+  const changedAt = new Date(Date.parse(note.created_at) + 60 * 60 * 1000).toISOString();
+  if (event === "note.deleted") return { ...note, deleted_at: changedAt };
+  const body: NoteChangedEvent = {
+    ...note,
+    pinned: true,
+    updated_at: changedAt,
+    version: note.version + 1,
+    changed_fields: ["body", "pinned"],
+    previous: { body: "Jane asked for annual billing.", pinned: false },
   };
   return body;
 }

@@ -4,17 +4,19 @@
  * the same formatters as real items and tasks (`toItemResponse`, `toTaskResponse`), so they cannot drift from live
  * event bodies. Nothing is stored.
  */
-import { DEFAULT_ITEM_SOURCE, type CustomField, type Item, type SampleResource, type Task, type User } from "@stageline/shared";
+import { DEFAULT_ITEM_SOURCE, type CustomField, type Item, type Note, type SampleResource, type Task, type User } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as pipelines from "../db/pipelines";
 import type { ItemRecord } from "../db/item-record";
 import { readBlueprint, toItemResponse } from "./item-format";
+import { toNoteResponse } from "./note-format";
 import { toTaskResponse } from "./task-format";
 
 /** Ids of the synthetic records (they name no stored record). */
 export const SAMPLE_IDS = {
   item: "sample_item",
   task: "sample_task",
+  note: "sample_note",
   pipeline: "sample_pipeline",
   stage: "sample_stage",
   status: "sample_status",
@@ -112,7 +114,26 @@ export function sampleTask(apiKeyId: string): Task {
   }, SAMPLE_ASSIGNEE);
 }
 
+/**
+ * One sample note in the Note format (CONTRACT "Notes"): unpinned Markdown on the sample item, version 1, created by
+ * the requesting key (`apiKeyId`).
+ */
+export function sampleNote(apiKeyId: string): Note {
+  const now = new Date();
+  return toNoteResponse({
+    id: SAMPLE_IDS.note,
+    itemId: SAMPLE_IDS.item,
+    body: "Jane asked for **annual billing**; send the revised quote by Friday.",
+    pinned: false,
+    createdBy: apiKeyId,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  });
+}
+
 /** The sample payload of `resource` (the body of GET /v1/ext/webhooks/sample/{resource}). */
-export function samplePayload(ctx: AppContext, companyId: string, apiKeyId: string, resource: SampleResource): Promise<Item | Task> {
-  return resource === "items" ? sampleItem(ctx, companyId) : Promise.resolve(sampleTask(apiKeyId));
+export function samplePayload(ctx: AppContext, companyId: string, apiKeyId: string, resource: SampleResource): Promise<Item | Task | Note> {
+  if (resource === "items") return sampleItem(ctx, companyId);
+  return Promise.resolve(resource === "tasks" ? sampleTask(apiKeyId) : sampleNote(apiKeyId));
 }

@@ -8,10 +8,12 @@
  * Decisions: an archived pipeline is accepted (it stays readable and its items updatable, so its events still
  * happen); another company's pipeline reads as unknown (the same 422, never a hint that it exists); a `fields` filter
  * of `item.updated` accepts ITEM_CHANGE_FIELDS and the custom field keys of the filter's pipeline, or of any of the
- * company's pipelines when the filter names none; a `task.updated` one accepts TASK_CHANGE_FIELDS.
+ * company's pipelines when the filter names none; a `task.updated` one accepts TASK_CHANGE_FIELDS; a `note.updated`
+ * one NOTE_CHANGE_FIELDS.
  */
 import {
   ITEM_CHANGE_FIELDS,
+  NOTE_CHANGE_FIELDS,
   TASK_CHANGE_FIELDS,
   type ProblemFieldError,
   type WebhookFilter,
@@ -77,13 +79,16 @@ async function unknownFields(
   requested: readonly string[],
 ): Promise<ProblemFieldError[]> {
   const isTask = event.startsWith("task.");
-  const builtIn: readonly string[] = isTask ? TASK_CHANGE_FIELDS : ITEM_CHANGE_FIELDS;
+  const isNote = event.startsWith("note.");
+  const builtIn: readonly string[] = isTask ? TASK_CHANGE_FIELDS : isNote ? NOTE_CHANGE_FIELDS : ITEM_CHANGE_FIELDS;
   const others = fields.filter((f) => !builtIn.includes(f));
-  const custom = isTask ? [] : await pipelines.findCustomFieldKeys(db, companyId, pipelineId, others);
+  const custom = isTask || isNote ? [] : await pipelines.findCustomFieldKeys(db, companyId, pipelineId, others);
   const where = pipelineId === null ? "any pipeline of this company" : `pipeline ${pipelineId}`;
   const valid = isTask
     ? `Task fields: ${TASK_CHANGE_FIELDS.join(", ")}.`
-    : `Item fields: ${ITEM_CHANGE_FIELDS.join(", ")} or a custom field key of ${where} (GET /v1/ext/pipelines/{pipeline_id}/fields).`;
+    : isNote
+      ? `Note fields: ${NOTE_CHANGE_FIELDS.join(", ")}.`
+      : `Item fields: ${ITEM_CHANGE_FIELDS.join(", ")} or a custom field key of ${where} (GET /v1/ext/pipelines/{pipeline_id}/fields).`;
   return others
     .filter((f) => !custom.includes(f))
     .map((f) => ({ path: `filter.fields[${requested.indexOf(f)}]`, message: `filter.fields names "${f}", which is not a field of ${event}. ${valid}` }));

@@ -50,7 +50,7 @@ import {
   type ClaimedDelivery,
   type QueueUpdate,
 } from "../db/webhook-dispatch";
-import { eraseDeletedItemEventIfFinished, eraseFinishedDeletedItemEvents } from "../db/event-erasure";
+import { DELETION_EVENT_TYPES, eraseDeletedItemEventIfFinished, eraseFinishedDeletedItemEvents } from "../db/event-erasure";
 import { DEFAULT_ENDPOINT_HEALTH_POLICY, healthAfterAttempt } from "./endpoint-health";
 import { shareSlots } from "./fair-share";
 import { deliveryHeaders, sendAttempt, type AttemptResult } from "./deliver";
@@ -402,8 +402,9 @@ export class WebhookDispatcher {
     if (outcome === "succeeded") this.ctx.metrics.delivery.delivered(finishedAt.getTime() - d.createdAt.getTime());
     const record = async (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) => {
       await recordAttemptOnly(state, nextAttemptAt);
-      // CONTRACT "Item deletion and erasure": an item.deleted body is kept only while its deliveries are pending.
-      if (state !== "pending" && d.eventType === "item.deleted") await eraseDeletedItemEventIfFinished(this.ctx.prisma, d.id);
+      // CONTRACT "Item deletion and erasure", "Notes": an item.deleted / note.deleted body is kept only while its
+      // deliveries are pending.
+      if (state !== "pending" && (DELETION_EVENT_TYPES as readonly string[]).includes(d.eventType)) await eraseDeletedItemEventIfFinished(this.ctx.prisma, d.id);
     };
     const recordAttemptOnly = (state: "pending" | "succeeded" | "failed", nextAttemptAt: Date | null) =>
       recordAttempt(this.ctx.prisma, {
