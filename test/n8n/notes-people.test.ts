@@ -2,10 +2,25 @@
  * Issue 30 in the Stageline node, through n8n-core's executor (WorkflowExecute) and LoadOptionsContext against the
  * scripted Stageline (request bodies and queries checked with the contract's schemas): the Note resource (CONTRACT
  * "Notes": create with an Idempotency-Key, get, get many with filters and Limit across pages, update with version,
- * delete), and the Assigned To picker of tasks (CONTRACT "People": users from GET /v1/ext/users, or any identifier).
+ * delete), the Assigned To picker of tasks (CONTRACT "People": users from GET /v1/ext/users, or any identifier), and
+ * the trigger's note events with the Pipeline and changed-field options as server-side filters (against the REST
+ * hooks stand-in, subscribe bodies checked with WebhookSubscribeSchema).
  */
-import { NOTE_BODY_MAX as SHARED_NOTE_BODY_MAX, NoteCreateSchema, NoteDeleteQuerySchema, NoteListQuerySchema, NoteUpdateSchema } from '@stageline/shared';
-import type { INodeProperties } from 'n8n-workflow';
+import crypto from 'node:crypto';
+import {
+	NOTE_BODY_MAX as SHARED_NOTE_BODY_MAX,
+	NOTE_CHANGE_FIELDS as SHARED_NOTE_FIELDS,
+	NoteCreateSchema,
+	NoteDeleteQuerySchema,
+	NoteListQuerySchema,
+	NoteUpdateSchema,
+} from '@stageline/shared';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { deliverSigned, useHooksStandIn } from './helpers/hooks-stand-in';
+import { hookContext } from './helpers/trigger-context';
+import { NOTE_CHANGE_FIELDS, subscriptionFilter } from '../../n8n/nodes/StagelineTrigger/filter';
+import { getChangedFieldFilter } from '../../n8n/nodes/StagelineTrigger/filter-options';
+import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 import { loadOptionsContext, runStageline } from './helpers/engine';
 import { problem, startFakeStageline, type FakeStageline } from './helpers/fake-stageline';
 import { searchUsers } from '../../n8n/nodes/Stageline/methods/listSearch';
@@ -232,5 +247,48 @@ describe('Task → Assigned To (users)', () => {
 			'u2',
 			'u1',
 		]);
+	});
+});
+
+describe('Stageline Trigger: note events', () => {
+	const methods = new StagelineTrigger().webhookMethods.default;
+	const { hooks, setup, url: URL } = useHooksStandIn();
+
+	it('offers Note Created, Note Updated and Note Deleted; its note fields are the contract\'s', () => {
+		const events = new StagelineTrigger().description.properties.find((p) => p.name === 'events')!;
+		expect((events.options as Array<{ value: string }>).map((o) => o.value)).toEqual(expect.arrayContaining(['note.created', 'note.updated', 'note.deleted']));
+		expect([...NOTE_CHANGE_FIELDS]).toEqual([...SHARED_NOTE_FIELDS]);
+	});
+
+	it('subscribes each note event with the Pipeline filter, never the Stage; Note Updated takes only note fields', async () => {
+		const s = setup(['note.created', 'note.updated', 'note.deleted'], { pipelineId: 'p1', stageId: 's2', changedFields: ['note:pinned', 'item:name', 'task:title'] });
+		await expect(methods.create.call(hookContext(s))).resolves.toBe(true);
+		expect(hooks().subscriptions.map((x) => [x.event, x.filter])).toEqual([
+			['note.created', { pipeline_id: 'p1' }],
+			['note.updated', { pipeline_id: 'p1', fields: ['pinned'] }],
+			['note.deleted', { pipeline_id: 'p1' }],
+		]);
+		expect(subscriptionFilter('note.updated', { pipelineId: '', stageId: '', changedFields: ['note:body'] })).toEqual({ fields: ['body'] });
+		expect(subscriptionFilter('note.created', { pipelineId: '', stageId: '', changedFields: ['note:body'] })).toBeUndefined();
+		// a Stage without its Pipeline only matters to item events
+		expect(subscriptionFilter('note.created', { pipelineId: '', stageId: 's2', changedFields: [] })).toBeUndefined();
+	});
+
+	it('the field list offers Body and Pinned for Note Updated', async () => {
+		const options = await getChangedFieldFilter.call(loadOptionsContext(credential(), { events: ['note.updated'] }));
+		expect(options).toEqual([
+			{ name: 'Note: Body', value: 'note:body' },
+			{ name: 'Note: Pinned', value: 'note:pinned' },
+		]);
+	});
+
+	it('a note.updated delivery passes changed_fields and previous through; note.deleted its deleted_at', async () => {
+		const secret = `whsec_${crypto.randomBytes(32).toString('base64')}`;
+		const staticData: IDataObject = { stageline: { [URL]: { 'note.updated': { id: 'wh1', secret }, 'note.deleted': { id: 'wh2', secret } } } };
+		const deliver = (event: string, payload: object) => deliverSigned(secret, event, payload, ['note.updated', 'note.deleted'], staticData);
+		const change = { ...NOTE, pinned: true, version: 2, changed_fields: ['pinned'], previous: { pinned: false } };
+		expect((await deliver('note.updated', change)).workflowData).toEqual([[{ json: { event: 'note.updated', ...change } }]]);
+		const deleted = { ...NOTE, deleted_at: '2026-11-27T10:00:00.000Z' };
+		expect((await deliver('note.deleted', deleted)).workflowData).toEqual([[{ json: { event: 'note.deleted', ...deleted } }]]);
 	});
 });
