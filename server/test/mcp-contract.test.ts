@@ -14,6 +14,8 @@ const WITHOUT_TOOL: Record<string, string> = {
   getSampleTask: "a Zapier/n8n trigger-setup sample, not data",
   rotateWebhookSecret: "a secret rotation is an operator's step, not an agent's",
   redeliverWebhook: "an operator's repair step",
+  getSampleNote: "a Zapier/n8n trigger-setup sample, not data",
+  getNote: "list_notes (by item_id) gives every note with its body and version; a note id alone comes only from a list",
 };
 
 describe("MCP tools and API operations", () => {
@@ -37,6 +39,15 @@ describe("MCP tools and API operations", () => {
     expect(toolOf("upsertItem")).toEqual([["upsert_item", "items:write"]]);
     expect(WITHOUT_TOOL).not.toHaveProperty("deleteItem");
     expect(WITHOUT_TOOL).not.toHaveProperty("upsertItem");
+  });
+
+  it("the notes and people operations have their tools, with the operation's scope (CONTRACT \"Notes\", \"People\")", () => {
+    const toolOf = (id: string) => TOOLS.filter((t) => t.operations.includes(id)).map((t) => [t.name, t.scope, t.toolset]);
+    expect(toolOf("listNotes")).toEqual([["list_notes", "items:read", "notes"]]);
+    expect(toolOf("createNote")).toEqual([["add_note", "items:write", "notes"]]);
+    expect(toolOf("updateNote")).toEqual([["update_note", "items:write", "note_edits"]]);
+    expect(toolOf("deleteNote")).toEqual([["delete_note", "items:write", "note_edits"]]);
+    expect(toolOf("listUsers")).toEqual([["list_users", "any", "people"]]);
   });
 
   it("each operation has a tool or a reason in WITHOUT_TOOL", () => {

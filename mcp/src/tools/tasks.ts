@@ -14,13 +14,13 @@ export function describeTask(task: Partial<Task>): string {
   return `"${task.title ?? task.task_id}"${task.due_at ? ` due ${task.due_at}` : ""}${state}`;
 }
 
-const taskIdArg = { task_id: idField("task_id").describe("The task's task_id.") };
+const taskIdArg = { task_id: idField("task_id") };
 
 export const listTasks = defineTool({
   name: "list_tasks",
   title: "List tasks",
   description:
-    "Find tasks (calls, emails, meetings, to-dos), newest first, by item_id, is_completed, assigned_to, due_before/due_after. Ask only the fields you need; page with next_cursor.",
+    "Find tasks (calls, emails, meetings, to-dos), newest first.",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["listTasks"],
@@ -29,7 +29,7 @@ export const listTasks = defineTool({
     ...taskListFilters,
     is_completed: booleanField("is_completed").optional(),
     ...pagingArgs,
-    fields: fieldsArg('["title","due_at","is_completed"]'),
+    fields: fieldsArg('["title","due_at"]'),
   }),
   output: z.object({ tasks: z.array(TaskSchema.partial().required({ task_id: true })), next_cursor: nextCursor }),
   async run(ops, { fields, ...request }) {
@@ -42,7 +42,7 @@ export const listTasks = defineTool({
 export const getTask = defineTool({
   name: "get_task",
   title: "Get a task",
-  description: "Read one task by task_id: title, due_at, assignee, completion and its item.",
+  description: "Read one task by task_id (assignee, due, item).",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["getTask"],
@@ -56,7 +56,7 @@ export const getTask = defineTool({
 export const createTask = defineTool({
   name: "create_task",
   title: "Create a task",
-  description: `Create a task (follow-up, call, email, meeting, to-do) for someone, optionally on an item (item_id). ${IDEMPOTENCY_ADVICE}`,
+  description: `Create a task (call, email, meeting, to-do) for someone (see list_users), optionally on an item. ${IDEMPOTENCY_ADVICE}`,
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["createTask"],
@@ -70,7 +70,7 @@ export const createTask = defineTool({
 export const updateTask = defineTool({
   name: "update_task",
   title: "Update a task",
-  description: "Change a task's title, due_at, assignee, priority, notes, ... (to mark it done: complete_task).",
+  description: "Change a task's fields, e.g. reassign it (to mark it done: complete_task).",
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["updateTask"],
