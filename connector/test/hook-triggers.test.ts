@@ -30,6 +30,10 @@ import * as taskUpdated from '../src/triggers/task-updated';
 useNock();
 
 const TARGET_URL = 'https://hooks.zapier.com/hooks/standard/123/abc/';
+/** The Task's output keys as Zapier shows them: every TaskSchema key, `assignee` flattened to its members. */
+const TASK_OUTPUT_KEYS = Object.keys(TaskSchema.shape).flatMap((key) =>
+  key === 'assignee' ? ['assignee__user_id', 'assignee__name', 'assignee__email'] : [key],
+);
 
 /** An item.updated / item.stage_changed payload, as the server delivers it. */
 function change(overrides: Partial<ItemChangedEvent> = {}): ItemChangedEvent {
@@ -357,7 +361,7 @@ describe('New Task (task_created)', () => {
 
   test("output fields: id plus every field of the contract's Task, labelled", () => {
     const fields = App.triggers.task_created.operation.outputFields as { key: string; label: string }[];
-    expect(fields.map((f) => f.key)).toEqual(['id', ...Object.keys(TaskSchema.shape)]);
+    expect(fields.map((f) => f.key)).toEqual(['id', ...TASK_OUTPUT_KEYS]);
     for (const field of fields) expect(field.label).toMatch(/^[A-Z]/);
   });
 
@@ -410,7 +414,7 @@ describe('Completed Task (task_completed)', () => {
     const fields = App.triggers.task_completed.operation.outputFields as { key: string; label: string }[];
     expect(fields.map((f) => f.key)).toEqual([
       'id',
-      ...Object.keys(TaskSchema.shape),
+      ...TASK_OUTPUT_KEYS,
       'changed_fields',
       ...TASK_CHANGE_FIELDS.map((key) => `previous__${key}`),
     ]);

@@ -33,6 +33,7 @@ interface Endpoint {
 
 const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/me", scopes: "any", success: 200, ids: false },
+  { method: "GET", path: () => "/users", scopes: "any", success: 200, ids: false },
   { method: "GET", path: () => "/pipelines", scopes: "any", success: 200, ids: false },
   { method: "GET", path: (f) => `/pipelines/${f.pipelineId}/stages`, scopes: "any", success: 200, ids: true },
   { method: "GET", path: (f) => `/pipelines/${f.pipelineId}/stages/${f.stageId}/statuses`, scopes: "any", success: 200, ids: true },

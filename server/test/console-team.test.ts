@@ -126,7 +126,31 @@ it("answers 404 for another company's user and 403 to an admin", async () => {
   const admin = await createConsoleUser(env.t, "admin");
   const adminPage = await signIn(env.browser, env.t.url, admin);
   expect((await adminPage.goto("/console/team"))!.status()).toBe(403);
-  await expect(adminPage.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Audit log", "Two-factor sign-in"]);
+  await expect(adminPage.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Audit log", "Your profile", "Two-factor sign-in"]);
   await adminPage.context().close();
+  await page.context().close();
+});
+
+it("Your profile: a member sets their display name by its label; the Team page shows it and a copyable user ID (axe clean)", async () => {
+  const member = await createConsoleUser(env.t, "member");
+  const memberPage = await signIn(env.browser, env.t.url, member);
+  await clickAndLoad(memberPage, memberPage.getByRole("link", { name: "Your profile" }));
+  await expect(memberPage.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Your profile");
+  await expectNoSeriousAxeViolations(memberPage);
+  // The field takes at most 255 characters (the server refuses more: console-profile.test.ts).
+  await memberPage.getByLabel("Display name").fill("x".repeat(256));
+  await expect(memberPage.getByLabel("Display name").inputValue()).resolves.toBe("x".repeat(255));
+  await memberPage.getByLabel("Display name").fill("Mia Member");
+  expect((await submitForm(memberPage, memberPage.getByRole("button", { name: "Save display name" }))).status()).toBe(303);
+  await expect(memberPage.getByRole("status").innerText()).resolves.toContain('Your display name is now "Mia Member".');
+
+  const page = await signIn(env.browser, env.t.url, env.user);
+  await page.goto("/console/team");
+  const row = page.getByRole("row", { name: new RegExp(member.email.replace(/\./g, "\\.")) });
+  await expect(row.innerText()).resolves.toContain("Mia Member");
+  await expect(row.locator("code").innerText()).resolves.toBe(member.id);
+  await expect(row.getByRole("button", { name: `Copy user ID of ${member.email}` }).isVisible()).resolves.toBe(true);
+  await expectNoSeriousAxeViolations(page);
+  await memberPage.context().close();
   await page.context().close();
 });

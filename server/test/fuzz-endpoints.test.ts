@@ -17,6 +17,7 @@ type Ids = Record<"item" | "doomed" | "task" | "pipeline" | "stage" | "webhook" 
 /** Every endpoint of the external API, with the path parameters it takes. */
 const ENDPOINTS: { method: string; path: string }[] = [
   { method: "GET", path: "/me" },
+  { method: "GET", path: "/users" },
   { method: "GET", path: "/pipelines" },
   { method: "GET", path: "/pipelines/{pipeline}/stages" },
   { method: "GET", path: "/pipelines/{pipeline}/stages/{stage}/statuses" },

@@ -61,6 +61,7 @@ export const adminPaths = {
 /** A console user as the admin API lists it (never the password or its hash). */
 export const UserSummarySchema: z.ZodType<UserSummary> = z.object({
   id: z.string(),
+  name: z.string().nullable(),
   email: z.string(),
   role: z.enum(ROLES),
   company_id: z.string(),

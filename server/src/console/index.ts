@@ -18,6 +18,7 @@ import { auditRouter } from "./pages/audit";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
+import { profileRouter } from "./pages/profile";
 import { signInRouter } from "./pages/sign-in";
 import { teamRouter } from "./pages/team";
 import { secondStepRouter, twoFactorRouter } from "./pages/two-factor";
@@ -62,6 +63,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(webhooksRouter(ctx));
   router.use(pipelinesRouter(ctx));
   router.use(teamRouter(ctx));
+  router.use(profileRouter(ctx));
   router.use(auditRouter(ctx));
   router.use(consoleNotFound);
   router.use(

@@ -18,6 +18,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/pipelines", label: "Pipelines", minRole: "member" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
+  { href: "/profile", label: "Your profile", minRole: "member" },
   { href: "/two-factor", label: "Two-factor sign-in", minRole: "member" },
 ];
 

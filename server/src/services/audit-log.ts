@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = {
   "user.removed": "User removed",
   "user.role_changed": "Role changed",
   "user.password_reset": "Password reset",
+  "user.name_changed": "Display name changed",
   "sign_in.succeeded": "Sign-in succeeded",
   "sign_in.failed": "Sign-in failed",
   "sign_in.second_factor_failed": "Two-factor code refused",

@@ -15,6 +15,7 @@ import {
   type TaskCreate,
   type TaskListQuery,
   type TaskUpdate,
+  type User,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as db from "../db/tasks";
@@ -63,6 +64,11 @@ export async function listTasks(ctx: AppContext, companyId: string, query: TaskL
 export async function withAssignees(ctx: AppContext, companyId: string, rows: readonly TaskRecord[]): Promise<ListedTask[]> {
   const assigneeOf = await assigneeLookup(ctx.prisma, companyId, rows.map((row) => row.assignedTo));
   return rows.map((row) => ({ createdAt: row.createdAt, id: row.id, task: toTaskResponse(row, assigneeOf(row.assignedTo)) }));
+}
+
+/** The `assignee` of a task assigned to `assignedTo`: the company's user with that id, or null (one query). */
+async function assigneeById(ctx: AppContext, companyId: string, assignedTo: string): Promise<User | null> {
+  return (await assigneeLookup(ctx.prisma, companyId, [assignedTo]))(assignedTo);
 }
 
 /** A stored task (read with its assignee joined) in the Task format. */
@@ -119,8 +125,7 @@ export async function createTask(
     createdAt: now,
     updatedAt: now,
   };
-  const assigneeOf = await assigneeLookup(ctx.prisma, companyId, [record.assignedTo]);
-  const created = toTaskResponse(record, assigneeOf(record.assignedTo));
+  const created = toTaskResponse(record, await assigneeById(ctx, companyId, record.assignedTo));
   const events = taskEvents(created, now, isCompleted ? ["task.created", "task.completed"] : ["task.created"]);
   const location = resourceLocation("tasks", created.task_id);
   const outcome = await db.insertTaskWithEvents(ctx.prisma, companyId, record, events, claim && { claim, body: JSON.stringify(created), location });
@@ -156,7 +161,7 @@ export async function updateTask(ctx: AppContext, companyId: string, taskId: str
     const changes = taskChanges(current, input, now);
     if (Object.keys(changes).length === 0) return storedTaskResponse(current);
     const next: TaskRecord = { ...current, ...changes, updatedAt: now };
-    const assignee = changes.assignedTo === undefined ? current.assignee && toUser(current.assignee) : (await assigneeLookup(ctx.prisma, companyId, [next.assignedTo]))(next.assignedTo);
+    const assignee = changes.assignedTo === undefined ? current.assignee && toUser(current.assignee) : await assigneeById(ctx, companyId, next.assignedTo);
     const updated = toTaskResponse(next, assignee);
     const payload = taskChangedPayload(storedTaskResponse(current), updated);
     if (!payload) return storedTaskResponse(current);

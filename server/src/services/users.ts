@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { inTransaction, isUniqueViolation, type Queryable } from "../db/companies";
 import * as users from "../db/users";
-import { parseInput } from "@stageline/shared";
+import { NUL_FREE_PATTERN, USER_NAME_MAX, nulFreeMessage, parseInput } from "@stageline/shared";
 import { domainError, notFound } from "./errors";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { requireCompany } from "./companies";
@@ -33,6 +33,8 @@ export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A user as lists show it (never the password hash). */
 export interface UserSummary {
   id: string;
+  /** Display name (CONTRACT "People"), null until the user sets one. */
+  name: string | null;
   email: string;
   role: Role;
   company_id: string;
@@ -65,6 +67,19 @@ export const AcceptInviteSchema = z.object({
   password_confirmation: z.string().max(4096, { error: "The password is too long." }).optional(),
 });
 
+/**
+ * Body that sets one's display name (CONTRACT "People"): `{ name }`, trimmed, at most USER_NAME_MAX (255)
+ * characters, no NUL; blank (after trimming) clears it back to null.
+ */
+export const DisplayNameSchema = z.object({
+  name: z
+    .string({ error: "name must be text." })
+    .trim()
+    .max(USER_NAME_MAX, { error: `Your name must be at most ${USER_NAME_MAX} characters.` })
+    .regex(NUL_FREE_PATTERN, { error: nulFreeMessage("name") })
+    .transform((name) => (name === "" ? null : name)),
+});
+
 /** 400 `validation_failed` with one error on `path`. */
 function invalidField(path: string, message: string) {
   return domainError("validation_failed", `The request body is invalid (${path}).`, { errors: [{ path, message }] });
@@ -75,8 +90,8 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-function toSummary(row: { id: string; email: string; role: string; companyId: string; createdAt: Date }): UserSummary {
-  return { id: row.id, email: row.email, role: row.role as Role, company_id: row.companyId, created_at: row.createdAt.toISOString() };
+function toSummary(row: { id: string; name: string | null; email: string; role: string; companyId: string; createdAt: Date }): UserSummary {
+  return { id: row.id, name: row.name, email: row.email, role: row.role as Role, company_id: row.companyId, created_at: row.createdAt.toISOString() };
 }
 
 function emailTaken(email: string) {
@@ -294,4 +309,22 @@ export async function acceptInvite(db: Queryable, token: string, body: unknown, 
     return created;
   });
   return toSummary(row);
+}
+
+/**
+ * Sets the display name of user `userId` of company `companyId` (each user sets their own, in the console; CONTRACT
+ * "People") from body `{ name }` (DisplayNameSchema: trimmed, 1..255 characters, no NUL; blank clears it), and
+ * records `user.name_changed` with the new name (a name is no secret) when it changed.
+ * @returns the user after the change.
+ * @throws DomainError 400 `validation_failed` (path `name`); 404 `not_found` (user unknown in that company).
+ */
+export async function setDisplayName(db: Queryable, companyId: string, userId: string, body: unknown, by: UserManager): Promise<UserSummary> {
+  const { name } = parseInput(DisplayNameSchema, body);
+  const before = await requireUser(db, userId, companyId);
+  if (before.name === name) return toSummary(before);
+  return inTransaction(db, async (tx) => {
+    const row = await users.setUserName(tx, userId, name);
+    await auditUser(tx, by, "user.name_changed", row, name === null ? { name: "(none)" } : { name });
+    return toSummary(row);
+  });
 }
