@@ -9,6 +9,8 @@
  *   and the item (joined to its names, for the item.deleted body), lock its tasks, erase its earlier events and end
  *   their pending deliveries, clear their attempts' excerpts, replace its stored create responses, write the audit
  *   row, unlink the tasks, delete the row and insert the item.deleted event (no subscribers: stored erased). `204`.
+ * - `POST /notes` (issue 30): one `INSERT ... SELECT ... RETURNING` of the note the API would store, from the
+ *   company's item of `item_id` (the same reference check, no lock), answered in the Note format. `201`, or `422`.
  * - `POST /upsert` (issue 25): the match SELECT of the pipeline's first duplicate-detection field (compared as the
  *   server compares it: trimmed, case-insensitive), then the INSERT above (no match) or one `UPDATE ... RETURNING` of
  *   the same columns the API stores (metadata merged, version + 1); no transaction, no lock, no outbox.
@@ -114,6 +116,11 @@ const UPDATE_SQL = `WITH i AS (
     WHERE id = $1 AND company_id = $2
     RETURNING *)
   ${NAMED_ROW}`;
+
+/** The bare note create: the row from the company's item (as the API's reference check), no lock, no outbox. */
+const NOTE_INSERT_SQL = `INSERT INTO notes (id, company_id, item_id, body, pinned, created_by, created_at, updated_at, version)
+  SELECT $1, $2, i.id, $4, $5, $6, now(), now(), 1 FROM items i WHERE i.id = $3 AND i.company_id = $2
+  RETURNING id, item_id, body, pinned, created_by, created_at, updated_at, version`;
 
 const iso = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
@@ -241,6 +248,21 @@ async function main(): Promise<void> {
       return true;
     });
     res.status(found ? 204 : 404).end();
+  });
+  app.post("/notes", async (req, res) => {
+    const b = req.body as { item_id: string; body: string; pinned?: boolean };
+    const [row] = await query(NOTE_INSERT_SQL, [crypto.randomUUID(), companyId, b.item_id, b.body, b.pinned ?? false, "bare"]);
+    if (!row) return void res.status(422).end();
+    res.status(201).json({
+      note_id: row.id,
+      item_id: row.item_id,
+      body: row.body,
+      pinned: row.pinned,
+      created_by: row.created_by,
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+      version: row.version,
+    });
   });
   app.post("/upsert", async (req, res) => {
     const b = req.body as Body;

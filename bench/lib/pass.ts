@@ -21,6 +21,7 @@ import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation"
 import { runFiltersPhase } from "./filters";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
+import { runNotesPhase, type NotesHost } from "./notes-phase";
 import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
@@ -133,6 +134,7 @@ export class BenchPass {
       if (this.has("create")) await this.measureCreate();
       if (this.has("delete")) await this.measureDelete();
       if (this.has("upsert")) await this.during("upsert: server vs bare", () => runUpsertPhase(this.upsertHost()));
+      if (this.has("notes")) await this.during("notes: create vs bare, one item's notes at two sizes", () => runNotesPhase(this.notesHost()));
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("filters")) await runFiltersPhase(this.phaseHost());
@@ -289,7 +291,7 @@ export class BenchPass {
       const copy = path.join(this.tmpDir, "baseline-pglite");
       fs.cpSync(pgliteDirOf(this.dataDir), copy, { recursive: true });
       await this.startServer("after-seed");
-      if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert")) {
+      if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert") || this.has("notes")) {
         this.baseline = await startBaseline({
           kind: "pglite",
           pgliteDir: copy,
@@ -299,7 +301,7 @@ export class BenchPass {
           ...(this.profileDir ? { cpuProfDir: this.profileDir } : {}),
         });
       }
-    } else if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert")) {
+    } else if (this.has("list") || this.has("create") || this.has("delete") || this.has("upsert") || this.has("notes")) {
       this.baseline = await startBaseline({
         kind: "postgres",
         databaseUrl: this.databaseUrl!,
@@ -709,6 +711,26 @@ export class BenchPass {
         const res = await this.api.expect(status, "POST", "/v1/ext/items/upsert", body);
         if (res.headers.get("stageline-upsert") !== result) throw new Error(`the upsert probe answered ${res.headers.get("stageline-upsert")}, expected ${result}`);
       },
+    };
+  }
+
+  /** What the issue-30 notes phase (lib/notes-phase.ts) uses of this pass. */
+  private notesHost(): NotesHost {
+    return {
+      quick: this.o.quick,
+      rounds: this.o.rounds,
+      serverUrl: this.api.baseUrl,
+      baselineUrl: this.baseline!.url,
+      headers: this.headers,
+      companyId: this.plan.companyId,
+      itemId: seededItemId(this.plan.companyId, 1),
+      ...(this.sql ? { sql: this.sql } : {}),
+      load: (label, options, warm) => this.load(label, options, warm),
+      latencyText: (r) => this.latencyText(r),
+      roundsTable: (name, bare, server, note) => this.roundsTable(name, bare, server, note),
+      figures: this.figures,
+      notes: this.notes,
+      log: this.log,
     };
   }
 

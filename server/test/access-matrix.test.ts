@@ -10,6 +10,7 @@ import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-se
 interface Fixture {
   itemId: string;
   taskId: string;
+  noteId: string;
   pipelineId: string;
   stageId: string;
   webhookId: string;
@@ -50,6 +51,12 @@ const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: () => "/tasks", scopes: ["tasks:write"], success: 201, ids: false, body: () => ({ title: "Call", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" }) },
   { method: "GET", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:read"], success: 200, ids: true },
   { method: "PATCH", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:write"], success: 200, ids: true, body: () => ({ title: `Call ${Math.random()}` }) },
+  { method: "GET", path: () => "/notes", scopes: ["items:read"], success: 200, ids: false },
+  { method: "POST", path: () => "/notes", scopes: ["items:write"], success: 201, ids: false, foreignBody: 422, body: (f) => ({ item_id: f.itemId, body: "Matrix note" }) },
+  { method: "GET", path: (f) => `/notes/${f.noteId}`, scopes: ["items:read"], success: 200, ids: true },
+  { method: "PATCH", path: (f) => `/notes/${f.noteId}`, scopes: ["items:write"], success: 200, ids: true, body: () => ({ body: `Edited ${Math.random()}` }) },
+  { method: "DELETE", path: (f) => `/notes/${f.noteId}`, scopes: ["items:write"], success: 204, ids: true },
+  { method: "GET", path: () => "/webhooks/sample/notes", scopes: ["hooks:manage", "items:read"], success: 200, ids: false },
   { method: "GET", path: () => "/webhooks/sample/items", scopes: ["hooks:manage", "items:read"], success: 200, ids: false },
   { method: "GET", path: () => "/webhooks/sample/tasks", scopes: ["hooks:manage", "tasks:read"], success: 200, ids: false },
   { method: "POST", path: () => "/webhooks", scopes: ["hooks:manage"], success: 201, ids: false, body: () => ({ target_url: "http://127.0.0.1:9/matrix", event: "task.created" }) },
@@ -71,8 +78,9 @@ describe("access matrix", () => {
     const hook = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/matrix", event: "item.created" });
     const item = await t.request("POST", "/v1/ext/items", { name: "Matrix item", pipeline_id: t.pipeline.id, stage_id: stage.id });
     const task = await t.request("POST", "/v1/ext/tasks", { title: "Matrix task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" });
+    const note = await t.request("POST", "/v1/ext/notes", { item_id: item.body.item_id, body: "Matrix note" });
     const delivery = await t.server.ctx.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: hook.body.id } });
-    return { itemId: item.body.item_id, taskId: task.body.task_id, pipelineId: t.pipeline.id, stageId: stage.id, webhookId: hook.body.id, deliveryId: delivery.id };
+    return { itemId: item.body.item_id, taskId: task.body.task_id, noteId: note.body.note_id, pipelineId: t.pipeline.id, stageId: stage.id, webhookId: hook.body.id, deliveryId: delivery.id };
   }
 
   async function call(e: Endpoint, key: string | null, f: Fixture) {
@@ -95,7 +103,7 @@ describe("access matrix", () => {
     await t?.close();
   });
 
-  describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ itemId: "{item}", taskId: "{task}", pipelineId: "{pipeline}", stageId: "{stage}", webhookId: "{webhook}", deliveryId: "{delivery}" })}`, e] as const))(
+  describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ itemId: "{item}", taskId: "{task}", noteId: "{note}", pipelineId: "{pipeline}", stageId: "{stage}", webhookId: "{webhook}", deliveryId: "{delivery}" })}`, e] as const))(
     "%s",
     (_name, e) => {
       it("401 without a key, with a revoked or an expired key; 402 for an inactive company", async () => {

@@ -12,7 +12,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
 /** The largest error body accepted (issue 12: every error body is bounded). */
 const MAX_ERROR_BYTES = 64 * 1024;
 
-type Ids = Record<"item" | "doomed" | "task" | "pipeline" | "stage" | "webhook" | "delivery", string>;
+type Ids = Record<"item" | "doomed" | "task" | "note" | "doomedNote" | "pipeline" | "stage" | "webhook" | "delivery", string>;
 
 /** Every endpoint of the external API, with the path parameters it takes. */
 const ENDPOINTS: { method: string; path: string }[] = [
@@ -34,6 +34,12 @@ const ENDPOINTS: { method: string; path: string }[] = [
   { method: "POST", path: "/tasks" },
   { method: "GET", path: "/tasks/{task}" },
   { method: "PATCH", path: "/tasks/{task}" },
+  { method: "GET", path: "/notes" },
+  { method: "POST", path: "/notes" },
+  { method: "GET", path: "/notes/{note}" },
+  { method: "PATCH", path: "/notes/{note}" },
+  // Its own note (`doomedNote`), as for the item.
+  { method: "DELETE", path: "/notes/{doomedNote}" },
   { method: "GET", path: "/webhooks/sample/{resource}" },
   { method: "POST", path: "/webhooks" },
   { method: "GET", path: "/webhooks" },
@@ -48,7 +54,7 @@ const KNOWN_FIELDS = [
   "name", "pipeline_id", "stage_id", "status_id", "metadata", "contact_id", "source", "version", "title", "description",
   "due_at", "priority", "task_type", "assigned_to", "item_id", "is_completed", "notes", "duration_minutes",
   "reminder_minutes", "target_url", "event", "events", "limit", "cursor", "created_after", "due_before", "due_after",
-  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields",
+  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields", "body", "pinned",
 ];
 
 const hostileStrings = fc.constantFrom(
@@ -140,8 +146,11 @@ describe("fuzzing every endpoint", () => {
     const doomed = await t.request("POST", "/v1/ext/items", { name: "Fuzz doomed", pipeline_id: t.pipeline.id, stage_id: stage.id });
     const task = await t.request("POST", "/v1/ext/tasks", { title: "Fuzz task", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: item.body.item_id });
     const hook = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/fuzz", event: "item.created" });
-    if (item.status !== 201 || doomed.status !== 201 || task.status !== 201 || hook.status !== 201) throw new Error("fixtures were not created");
-    ids = { item: item.body.item_id, doomed: doomed.body.item_id, task: task.body.task_id, pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000" };
+    const note = await t.request("POST", "/v1/ext/notes", { item_id: item.body.item_id, body: "Fuzz note" });
+    const doomedNote = await t.request("POST", "/v1/ext/notes", { item_id: item.body.item_id, body: "Fuzz doomed note" });
+    const created = [item, doomed, task, hook, note, doomedNote];
+    if (created.some((res) => res.status !== 201)) throw new Error("fixtures were not created");
+    ids = { item: item.body.item_id, doomed: doomed.body.item_id, task: task.body.task_id, note: note.body.note_id, doomedNote: doomedNote.body.note_id, pipeline: t.pipeline.id, stage: stage.id, webhook: hook.body.id, delivery: "00000000-0000-0000-0000-000000000000" };
   });
   afterAll(async () => {
     await t?.close();
@@ -151,8 +160,8 @@ describe("fuzzing every endpoint", () => {
     const request = fc.record({
       endpoint: fc.constantFrom(...ENDPOINTS),
       params: fc.record({
-        item: pathParam("ITEM"), doomed: pathParam("DOOMED"), task: pathParam("TASK"), pipeline: pathParam("PIPELINE"), stage: pathParam("STAGE"),
-        webhook: pathParam("WEBHOOK"), delivery: pathParam("DELIVERY"), resource: fc.oneof(fc.constantFrom("item", "task"), anyText.map(enc)),
+        item: pathParam("ITEM"), doomed: pathParam("DOOMED"), task: pathParam("TASK"), note: pathParam("NOTE"), doomedNote: pathParam("DOOMED_NOTE"), pipeline: pathParam("PIPELINE"), stage: pathParam("STAGE"),
+        webhook: pathParam("WEBHOOK"), delivery: pathParam("DELIVERY"), resource: fc.oneof(fc.constantFrom("item", "task", "items", "tasks", "notes"), anyText.map(enc)),
       }),
       query: queryString,
       body: bodyText,
@@ -160,7 +169,7 @@ describe("fuzzing every endpoint", () => {
     });
     await fc.assert(
       fc.asyncProperty(request, async ({ endpoint, params, query, body, contentType: type }) => {
-        const real: Record<string, string> = { ITEM: ids.item, DOOMED: ids.doomed, TASK: ids.task, PIPELINE: ids.pipeline, STAGE: ids.stage, WEBHOOK: ids.webhook, DELIVERY: ids.delivery };
+        const real: Record<string, string> = { ITEM: ids.item, DOOMED: ids.doomed, TASK: ids.task, NOTE: ids.note, DOOMED_NOTE: ids.doomedNote, PIPELINE: ids.pipeline, STAGE: ids.stage, WEBHOOK: ids.webhook, DELIVERY: ids.delivery };
         const path = endpoint.path.replace(/\{(\w+)\}/g, (_m, name: keyof typeof params) => real[params[name]] ?? params[name]);
         const headers: Record<string, string> = { "x-api-key": t.apiKey };
         if (type) headers["content-type"] = type;

@@ -219,7 +219,7 @@ describe("notes", () => {
       for (const e of events) expect(e.payload).toEqual({ note_id: note.note_id, item_id: item, erased: true });
     });
 
-    it("keeps note.deleted's body while a delivery is pending", async () => {
+    it("keeps note.deleted's body while a delivery is pending, and erases it once none is", async () => {
       const sub = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/unreachable", event: "note.deleted" }, key);
       expect(sub.status).toBe(201);
       try {
@@ -228,6 +228,10 @@ describe("notes", () => {
         const deleted = (await eventsOf(note.note_id)).find((e) => e.type === "note.deleted")!;
         const body = NoteDeletedEventSchema.strict().parse(deleted.payload);
         expect(body).toEqual({ ...note, deleted_at: expect.any(String) });
+        // Its delivery goes with the subscription: nothing is pending any more, so the body is erased.
+        expect((await t.request("DELETE", `/v1/ext/webhooks/${sub.body.id}`, undefined, key)).status).toBe(204);
+        const after = (await eventsOf(note.note_id)).find((e) => e.type === "note.deleted")!;
+        expect(after.payload).toEqual({ note_id: note.note_id, item_id: item, erased: true });
       } finally {
         await t.request("DELETE", `/v1/ext/webhooks/${sub.body.id}`, undefined, key);
       }
@@ -434,6 +438,34 @@ describe("notes", () => {
       } finally {
         await t.request("DELETE", `/v1/ext/webhooks/${sub.body.id}`, undefined, key);
       }
+    });
+  });
+
+  describe("scale", () => {
+    it("reads one item's notes through its own index (item_id, created_at desc, id desc), whatever the company holds", async () => {
+      const target = await createItem(t.pipeline);
+      const crowd = await createItem(t.pipeline);
+      const prisma = t.server.ctx.prisma;
+      await prisma.$executeRawUnsafe(
+        `INSERT INTO notes (id, company_id, item_id, body, pinned, created_by, created_at, updated_at, version)
+         SELECT 'scale-' || g, $1, CASE WHEN g % 1000 = 0 THEN $2 ELSE $3 END, 'Seeded ' || g, false, 'seed',
+           now() - g * interval '1 millisecond', now() - g * interval '1 millisecond', 1
+         FROM generate_series(1, 20000) AS g`,
+        t.companyId,
+        target,
+        crowd,
+      );
+      await prisma.$executeRawUnsafe("ANALYZE notes");
+      const plan = await prisma.$queryRawUnsafe<unknown[]>(
+        `EXPLAIN (FORMAT JSON) SELECT id FROM notes WHERE company_id = $1 AND item_id = $2 ORDER BY created_at DESC, id DESC LIMIT 101`,
+        t.companyId,
+        target,
+      );
+      expect(JSON.stringify(plan)).toContain("notes_item_id_created_at_id_idx");
+      const res = await t.request("GET", `/v1/ext/notes?item_id=${target}&limit=100`, undefined, key);
+      expect(res.status).toBe(200);
+      expect(res.body).toHaveLength(20);
+      expect(res.headers.get("link")).toBeNull();
     });
   });
 });

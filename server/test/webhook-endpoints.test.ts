@@ -5,7 +5,7 @@
  * with request headers, filtered by outcome and keyset-paginated. Tenant isolation: another company's id is 404.
  */
 import { Webhook } from "standardwebhooks";
-import { ItemChangedEventSchema, ItemSchema, TaskSchema } from "@stageline/shared";
+import { ItemChangedEventSchema, ItemSchema, NoteChangedEventSchema, NoteDeletedEventSchema, NoteSchema, TaskSchema } from "@stageline/shared";
 import type { AppContext } from "../src/context";
 import { CLI_ACTOR } from "../src/services/audit-log";
 import {
@@ -219,6 +219,18 @@ describe("webhook endpoints (console)", () => {
       TaskSchema.parse(bodies[2]);
       expect(requestsTo(ep.path).map((r) => r.headers["x-webhook-event"])).toEqual(["item.created", "item.stage_changed", "task.completed"]);
       await waitUntil(async () => (await listEndpointDeliveries(ctx, t.companyId, ep.id, { outcome: "delivered" })).items.length === 3, "the log");
+    });
+
+    it("delivers the note events' samples in the Note format (CONTRACT \"Notes\")", async () => {
+      const ep = await endpoint(["note.created", "note.updated", "note.deleted"]);
+      const { secret } = await revealSecret(ctx, t.companyId, "admin", ep.id);
+      for (const event of ["note.created", "note.updated", "note.deleted"]) await sendTestEvent(ctx, t.companyId, ep.id, event);
+      await rx.waitFor(() => requestsTo(ep.path).length === 3, "three note test deliveries");
+      const bodies = requestsTo(ep.path).map((r) => new Webhook(secret).verify(r.body.toString("utf8"), r.headers) as Record<string, unknown>);
+      expect(NoteSchema.strict().parse(bodies[0])).toMatchObject({ note_id: "sample_note", item_id: "sample_item" });
+      expect(NoteChangedEventSchema.strict().parse(bodies[1]).changed_fields).toEqual(["body", "pinned"]);
+      expect(NoteDeletedEventSchema.strict().parse(bodies[2]).deleted_at).toEqual(expect.any(String));
+      expect(requestsTo(ep.path).map((r) => r.headers["x-webhook-event"])).toEqual(["note.created", "note.updated", "note.deleted"]);
     });
 
     it("refuses an event the endpoint does not subscribe to", async () => {

@@ -141,17 +141,22 @@ export async function eraseDeletedItemEventIfFinished(prisma: PrismaClient, deli
 }
 
 /**
- * Erases the bodies of up to `limit` `item.deleted` events, then up to `limit` `note.deleted` events, whose deliveries are all over or gone (a subscription
+ * Erases the bodies of up to `limit` `item.deleted` and `note.deleted` events (item ones first, then notes' up to the
+ * rest of `limit`, so a result of `limit` means more may be left), whose deliveries are all over or gone (a subscription
  * deleted by unsubscribe, by the console or by a target's `410 Gone`, or disabled): those of company `companyId`
  * (after that company's subscription went), or of every company (the retention job's safety net, when `companyId`
- * is null). Walks the partial index of unerased `item.deleted` events (migration 20261126100000_item_delete_erasure,
- * on (company_id, created_at)), which holds only the deletions whose deliveries are still pending: a company's sweep
+ * is null). Walks the partial indexes of unerased `item.deleted` events (migration 20261126100000_item_delete_erasure)
+ * and of unerased `note.deleted` events (migration 20261127600000_notes), both on (company_id, created_at), which hold
+ * only the deletions whose deliveries are still pending: a company's sweep
  * reads that company's rows only, so one company's backlog of pending deliveries never slows another's unsubscribe.
  * @returns how many bodies were erased.
  */
 export async function eraseFinishedDeletedItemEvents(prisma: PrismaClient, companyId: string | null, limit = 500): Promise<number> {
   let erased = 0;
-  for (const type of DELETION_EVENT_TYPES) erased += await eraseFinishedOfType(prisma, type, companyId, limit);
+  for (const type of DELETION_EVENT_TYPES) {
+    if (erased >= limit) break;
+    erased += await eraseFinishedOfType(prisma, type, companyId, limit - erased);
+  }
   return erased;
 }
 

@@ -33,6 +33,7 @@ import { checkTargetUrl } from "../webhooks/target-url";
 import { recordAudit, type AuditActor } from "./audit-log";
 import { domainError, notFound } from "./errors";
 import { toPage, type Page } from "./keyset-page";
+import { sampleEventPayload } from "./sample-events";
 import { SAMPLE_IDS, sampleItem, sampleTask } from "./samples";
 import { roleAtLeast, type Role } from "./users";
 import { endpointHealthOf } from "./webhook-subscriptions";
@@ -295,9 +296,10 @@ export const SAMPLE_CREATED_BY = "sample_api_key";
  * The body of a test event `event`: a sample built from the company's blueprint (services/samples.ts), in the exact
  * format of that event's real deliveries: the item for `item.created`, the item with `changed_fields` and
  * `previous` for item updates, the task for `task.created`, the task with `changed_fields` and `previous` for task
- * updates (CONTRACT "Previous values in update events").
+ * updates (CONTRACT "Previous values in update events"), the note event bodies of the notes sample for note events.
  */
 export async function testEventPayload(ctx: AppContext, companyId: string, event: EventName): Promise<Record<string, unknown>> {
+  if (EVENT_RESOURCES[event] === "notes") return (await sampleEventPayload(ctx, companyId, SAMPLE_CREATED_BY, "notes", event)) as Record<string, unknown>;
   if (EVENT_RESOURCES[event] === "tasks") {
     const task = sampleTask(SAMPLE_CREATED_BY);
     if (event === "task.created") return task;
@@ -335,7 +337,7 @@ export async function sendTestEvent(ctx: AppContext, companyId: string, id: stri
     throw domainError("invalid_reference", `Webhook endpoint ${id} is ${state} before sending a test event.`);
   }
   const payload = await testEventPayload(ctx, companyId, type);
-  const resourceId = EVENT_RESOURCES[type] === "tasks" ? SAMPLE_IDS.task : SAMPLE_IDS.item;
+  const resourceId = { items: SAMPLE_IDS.item, tasks: SAMPLE_IDS.task, notes: SAMPLE_IDS.note }[EVENT_RESOURCES[type]];
   const eventId = await ctx.prisma.$transaction((tx) =>
     insertEventForSubscription(tx, { companyId, type, resourceId, payload: payload as Prisma.InputJsonValue }, id),
   );

@@ -245,7 +245,7 @@ export async function requeueDelivery(
   if (requeued === "erased") {
     throw domainError(
       "payload_erased",
-      `Webhook delivery ${deliveryId} cannot be sent again: its item was deleted and the body was erased with it (CONTRACT "Item deletion and erasure").`,
+      `Webhook delivery ${deliveryId} cannot be sent again: its item or note was deleted and the body was erased with it (CONTRACT "Item deletion and erasure", "Notes").`,
     );
   }
   ctx.eventsCommitted();
