@@ -8,8 +8,10 @@ import type { paths } from "./generated/openapi";
 import { unwrap } from "./api";
 import { RateLimitGate } from "./rate-limit-gate";
 import { Items } from "./resources/items";
+import { Notes } from "./resources/notes";
 import { Pipelines } from "./resources/pipelines";
 import { Tasks } from "./resources/tasks";
+import { Users } from "./resources/users";
 import { Webhooks } from "./resources/webhooks";
 import { Transport } from "./transport";
 import type { Me } from "./types";
@@ -39,8 +41,12 @@ export class Stageline {
   readonly items: Items;
   /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`. */
   readonly tasks: Tasks;
+  /** Notes on items: `list`, `iterate`, `get`, `create`, `update`, `delete`. */
+  readonly notes: Notes;
   /** Pipelines: `list`, `stages`, `statuses`, `fields`. */
   readonly pipelines: Pipelines;
+  /** People of the company: `list`, `iterate` (whom tasks can be assigned to). */
+  readonly users: Users;
   /** REST hooks: `subscribe`, `unsubscribe`, `list`, `iterate`, `sample`, `deliveries`, `redeliver`, `rotateSecret`. */
   readonly webhooks: Webhooks;
   private readonly ctx: ApiContext;
@@ -67,7 +73,9 @@ export class Stageline {
     this.ctx = { api, read: (run) => transport.call(true, run), keyed: (run) => transport.call(true, run), unkeyed: (run) => transport.call(false, run) };
     this.items = new Items(this.ctx);
     this.tasks = new Tasks(this.ctx);
+    this.notes = new Notes(this.ctx);
     this.pipelines = new Pipelines(this.ctx);
+    this.users = new Users(this.ctx);
     this.webhooks = new Webhooks(this.ctx);
   }
 

@@ -7,6 +7,7 @@ import type { components, operations, webhooks } from "./generated/openapi";
 type Schemas = components["schemas"];
 type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
 type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+type ListOf<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { "application/json": (infer R)[] } } } } ? R : never;
 
 /** An item (GET /v1/ext/items/{item_id}); custom field values sit beside the built-in fields. */
 export type Item = Schemas["Item"];
@@ -14,6 +15,16 @@ export type Item = Schemas["Item"];
 export type DuplicateMatch = Schemas["DuplicateMatch"];
 /** A task. */
 export type Task = Schemas["Task"];
+/**
+ * A console user of the company (GET /v1/ext/users): `{ user_id, name, email }`, `name` being the display name the
+ * user set (`null` until then). A task whose `assigned_to` is a `user_id` carries that user as its `assignee`.
+ */
+export type User = ListOf<"listUsers">;
+/**
+ * A note on an item (GET /v1/ext/notes/{note_id}): `body` is Markdown text (1..65,536 characters), `pinned` puts it
+ * first; `version` grows by one on every change (optimistic locking, as for items).
+ */
+export type Note = Schemas["Note"];
 /** A pipeline (GET /v1/ext/pipelines). */
 export type Pipeline = Schemas["Pipeline"];
 /** A stage of a pipeline. */
@@ -38,6 +49,10 @@ export type ItemChangedEvent = Schemas["ItemChangedEvent"];
 export type TaskChangedEvent = Schemas["TaskChangedEvent"];
 /** Body of an `item.deleted` delivery: the item's last state plus `deleted_at`. */
 export type ItemDeletedEvent = Schemas["ItemDeletedEvent"];
+/** Body of a `note.updated` delivery: the note after the change, `changed_fields` (`body`, `pinned`) and `previous`. */
+export type NoteChangedEvent = Schemas["NoteChangedEvent"];
+/** Body of a `note.deleted` delivery: the note's last state plus `deleted_at`. */
+export type NoteDeletedEvent = Schemas["NoteDeletedEvent"];
 /** An event name of the catalogue (what `webhooks.subscribe` takes as `event`). */
 export type WebhookEventName = keyof webhooks & string;
 /**
@@ -52,6 +67,8 @@ export type WebhookSubscriptionCreated = Schemas["WebhookSubscriptionCreated"];
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 /** The query of `items.delete` (DELETE /v1/ext/items/{item_id}): optional `version` (optimistic locking). */
 export type ItemDeleteOptions = Query<"deleteItem">;
+/** The query of `notes.delete` (DELETE /v1/ext/notes/{note_id}): optional `version` (optimistic locking). */
+export type NoteDeleteOptions = Query<"deleteNote">;
 /** The company and API key the client authenticates as (GET /v1/ext/me). */
 export type Me = Schemas["Me"];
 /** One failing field of a problem (`errors[]`). */
@@ -76,6 +93,10 @@ export interface UpsertOutcome {
 export type TaskCreate = JsonBody<"createTask">;
 /** Body of `tasks.update` (PATCH /v1/ext/tasks/{task_id}): at least one field. */
 export type TaskUpdate = JsonBody<"updateTask">;
+/** Body of `notes.create` (POST /v1/ext/notes): `item_id`, `body`, optional `pinned`. */
+export type NoteCreate = JsonBody<"createNote">;
+/** Body of `notes.update` (PATCH /v1/ext/notes/{note_id}): `body` and/or `pinned`, optional `version`. */
+export type NoteUpdate = JsonBody<"updateNote">;
 /** Body of `webhooks.subscribe` (POST /v1/ext/webhooks). */
 export type WebhookSubscribe = JsonBody<"subscribeWebhook">;
 
@@ -83,6 +104,10 @@ export type WebhookSubscribe = JsonBody<"subscribeWebhook">;
 export type ItemListQuery = Query<"listItems">;
 /** Query of `tasks.list` / `tasks.iterate`. */
 export type TaskListQuery = Query<"listTasks">;
+/** Query of `notes.list` / `notes.iterate` (`item_id`, `pinned`, `updated_after`, `limit`, `cursor`). */
+export type NoteListQuery = Query<"listNotes">;
+/** Query of `users.list` / `users.iterate` (`limit`, `cursor`). */
+export type UserListQuery = Query<"listUsers">;
 /** Query of `webhooks.list` / `webhooks.iterate`. */
 export type WebhookListQuery = Query<"listWebhooks">;
 /** Query of `webhooks.deliveries`. */

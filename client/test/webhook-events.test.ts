@@ -5,7 +5,17 @@
  */
 import crypto from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { verifyWebhook, type ItemChangedEvent, type TaskChangedEvent, type WebhookEventPayloads, type WebhookFilter } from "../src";
+import {
+  verifyWebhook,
+  type ItemChangedEvent,
+  type Note,
+  type NoteChangedEvent,
+  type NoteDeletedEvent,
+  type TaskChangedEvent,
+  type WebhookEventName,
+  type WebhookEventPayloads,
+  type WebhookFilter,
+} from "../src";
 import { api, client, useNock, useVirtualClock } from "./helpers/setup";
 
 useNock();
@@ -75,5 +85,26 @@ describe("typed delivery bodies", () => {
     const data: TaskChangedEvent = delivery.data;
     const same: WebhookEventPayloads["task.updated"] = data;
     expect(same.previous).toEqual({ is_completed: false, completed_at: null });
+  });
+
+  it("note.created, note.updated and note.deleted are in the catalogue, with the Note, its change and its last state", () => {
+    const names: WebhookEventName[] = ["note.created", "note.updated", "note.deleted"];
+    expect(names).toHaveLength(3);
+    const note = { note_id: "n1", item_id: "i1", body: "**Hi**", pinned: false, created_by: "k1", created_at: "2026-03-02T10:15:00.000Z", updated_at: "2026-03-02T10:15:00.000Z", version: 1 };
+
+    const createdBody = JSON.stringify(note);
+    const created: Note = verifyWebhook<WebhookEventPayloads["note.created"]>(createdBody, signed("note.created", createdBody), secret, { now }).data;
+    expect(created.note_id).toBe("n1");
+
+    const updatedBody = JSON.stringify({ ...note, pinned: true, version: 2, changed_fields: ["pinned"], previous: { pinned: false } });
+    const updated = verifyWebhook<WebhookEventPayloads["note.updated"]>(updatedBody, signed("note.updated", updatedBody), secret, { now });
+    const change: NoteChangedEvent = updated.data;
+    expect(updated.event).toBe("note.updated");
+    expect(change.changed_fields).toEqual(["pinned"]);
+    expect(change.previous.pinned).toBe(false);
+
+    const deletedBody = JSON.stringify({ ...note, deleted_at: "2026-03-09T11:45:00.000Z" });
+    const deleted: NoteDeletedEvent = verifyWebhook<WebhookEventPayloads["note.deleted"]>(deletedBody, signed("note.deleted", deletedBody), secret, { now }).data;
+    expect(deleted.deleted_at).toBe("2026-03-09T11:45:00.000Z");
   });
 });

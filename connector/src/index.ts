@@ -5,9 +5,11 @@
 import { defineApp, version as platformVersion } from 'zapier-platform-core';
 import authentication from './authentication';
 import createItem from './creates/create-item';
+import createNote from './creates/create-note';
 import createTask from './creates/create-task';
 import deleteItem from './creates/delete-item';
 import updateItem from './creates/update-item';
+import updateNote from './creates/update-note';
 import updateTask from './creates/update-task';
 import upsertItem from './creates/upsert-item';
 import { addServerAndApiKey, explainErrorResponses } from './middleware';
@@ -19,6 +21,8 @@ import itemDeleted from './triggers/item-deleted';
 import itemStageChanged from './triggers/item-stage-changed';
 import itemList from './triggers/item-list';
 import itemUpdated from './triggers/item-updated';
+import noteCreated from './triggers/note-created';
+import noteList from './triggers/note-list';
 import pipelineList from './triggers/pipeline-list';
 import stageList from './triggers/stage-list';
 import statusList from './triggers/status-list';
@@ -26,6 +30,7 @@ import taskCompleted from './triggers/task-completed';
 import taskCreated from './triggers/task-created';
 import taskList from './triggers/task-list';
 import taskUpdated from './triggers/task-updated';
+import userList from './triggers/user-list';
 
 const { version } = require('../package.json') as { version: string };
 
@@ -46,11 +51,14 @@ export default defineApp({
     [taskCreated.key]: taskCreated,
     [taskUpdated.key]: taskUpdated,
     [taskCompleted.key]: taskCompleted,
+    [noteCreated.key]: noteCreated,
     [pipelineList.key]: pipelineList,
     [stageList.key]: stageList,
     [statusList.key]: statusList,
     [itemList.key]: itemList,
     [taskList.key]: taskList,
+    [noteList.key]: noteList,
+    [userList.key]: userList,
   },
   creates: {
     [createItem.key]: createItem,
@@ -59,6 +67,8 @@ export default defineApp({
     [deleteItem.key]: deleteItem,
     [createTask.key]: createTask,
     [updateTask.key]: updateTask,
+    [createNote.key]: createNote,
+    [updateNote.key]: updateNote,
   },
   searches: {
     [findItem.key]: findItem,

@@ -115,13 +115,13 @@ describe('Find Task', () => {
     expect((await thrown(appTester(findTask, { authData, inputData: { title: 'x', completion: 'done' } }))).message).toContain('Completion must be one of');
   });
 
-  test('its Item input is the item picker, its Task input the task picker', async () => {
+  test('its Item input is the item picker, its Task input the task picker, Assigned To the people picker', async () => {
     const fields = (await appTester(App.searches.find_task.operation.inputFields as never, { authData, inputData: {} })) as { key: string; dynamic?: string }[];
     expect(fields.map((f) => [f.key, f.dynamic])).toEqual([
       ['task_id', 'task_list.id.label'],
       ['title', undefined],
       ['item_id', 'item_list.id.label'],
-      ['assigned_to', undefined],
+      ['assigned_to', 'user_list.id.label'],
       ['completion', undefined],
     ]);
   });

@@ -1,6 +1,6 @@
 /**
- * The REST-hook triggers besides "New Item" (triggers.test.ts): Updated Item, Item Moved to Stage, New Task and
- * Completed Task, against a nock'ed server. What each one subscribes to, the ids Zapier de-duplicates on, the
+ * The REST-hook triggers besides "New Item" (triggers.test.ts): Updated Item, Item Moved to Stage, Item Deleted, New
+ * Task, Updated Task, Completed Task and New Note (its own cases in notes.test.ts), against a nock'ed server. What each one subscribes to, the ids Zapier de-duplicates on, the
  * stage filter, and samples (recent data, else the sample endpoint).
  */
 import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, item, task, thrown } from './helpers/app';
@@ -23,6 +23,7 @@ import * as itemCreated from '../src/triggers/item-created';
 import * as itemDeleted from '../src/triggers/item-deleted';
 import * as itemStageChanged from '../src/triggers/item-stage-changed';
 import * as itemUpdated from '../src/triggers/item-updated';
+import * as noteCreated from '../src/triggers/note-created';
 import * as taskCompleted from '../src/triggers/task-completed';
 import * as taskCreated from '../src/triggers/task-created';
 import * as taskUpdated from '../src/triggers/task-updated';
@@ -74,7 +75,7 @@ interface HookModule {
   perform: HookFn;
   performList: HookFn;
 }
-type HookKey = 'item_created' | 'item_updated' | 'item_stage_changed' | 'item_deleted' | 'task_created' | 'task_updated' | 'task_completed';
+type HookKey = 'item_created' | 'item_updated' | 'item_stage_changed' | 'item_deleted' | 'task_created' | 'task_updated' | 'task_completed' | 'note_created';
 
 /** Every REST-hook trigger: its module, key, event, labels and the resource it lists. */
 const HOOKS: { mod: HookModule; key: HookKey; event: EventName; noun: string; label: string }[] = [
@@ -85,6 +86,7 @@ const HOOKS: { mod: HookModule; key: HookKey; event: EventName; noun: string; la
   { mod: taskCreated, key: 'task_created', event: 'task.created', noun: 'Task', label: 'New Task' },
   { mod: taskUpdated, key: 'task_updated', event: 'task.updated', noun: 'Task', label: 'Updated Task' },
   { mod: taskCompleted, key: 'task_completed', event: 'task.completed', noun: 'Task', label: 'Completed Task' },
+  { mod: noteCreated, key: 'note_created', event: 'note.created', noun: 'Note', label: 'New Note' },
 ];
 
 describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event, noun, label }) => {

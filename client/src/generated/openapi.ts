@@ -468,28 +468,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/ext/webhooks/sample/notes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get a sample note payload
-         * @description A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.
-         *
-         *     Scope: `hooks:manage` or `items:read`.
-         */
-        get: operations["getSampleNote"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/ext/users": {
         parameters: {
             query?: never;
@@ -504,6 +482,28 @@ export interface paths {
          *     Any valid API key.
          */
         get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/webhooks/sample/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sample note payload
+         * @description A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.
+         *
+         *     Scope: `hooks:manage` or `items:read`.
+         */
+        get: operations["getSampleNote"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3497,6 +3497,53 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    listUsers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of users. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *         "name": "Ada Lovelace",
+                     *         "email": "ada@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        user_id: string;
+                        name: string | null;
+                        email: string;
+                    }[];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["InvalidApiKey"];
+            402: components["responses"]["SubscriptionInactive"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+        };
+    };
     getSampleNote: {
         parameters: {
             query?: {
@@ -3554,53 +3601,6 @@ export interface operations {
             401: components["responses"]["InvalidApiKey"];
             402: components["responses"]["SubscriptionInactive"];
             403: components["responses"]["InsufficientScope"];
-            408: components["responses"]["RequestTimeout"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["Internal"];
-        };
-    };
-    listUsers: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description A page of users. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
-                     *         "name": "Ada Lovelace",
-                     *         "email": "ada@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": {
-                        user_id: string;
-                        name: string | null;
-                        email: string;
-                    }[];
-                };
-            };
-            400: components["responses"]["ValidationFailed"];
-            401: components["responses"]["InvalidApiKey"];
-            402: components["responses"]["SubscriptionInactive"];
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];

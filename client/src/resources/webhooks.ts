@@ -4,7 +4,7 @@
  */
 import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
-import type { Item, Task, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from "../types";
+import type { Item, Note, Task, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from "../types";
 
 /** REST hook subscriptions (scope `hooks:manage`). */
 export class Webhooks {
@@ -46,17 +46,18 @@ export class Webhooks {
   }
 
   /**
-   * A sample payload as deliveries carry it (GET /v1/ext/webhooks/sample/items or /tasks; `hooks:manage` or the
-   * read scope).
-   * @param kind `items` (default) or `tasks`.
-   * @returns an item or a task.
+   * A sample payload as deliveries carry it (GET /v1/ext/webhooks/sample/items, /tasks or /notes; `hooks:manage` or
+   * the read scope: `items:read` for items and notes, `tasks:read` for tasks).
+   * @param kind `items` (default), `tasks` or `notes`.
+   * @returns an item, a task or a note.
    */
   sample(kind?: "items"): Promise<Item>;
   sample(kind: "tasks"): Promise<Task>;
-  sample(kind: "items" | "tasks" = "items"): Promise<Item | Task> {
-    return kind === "tasks"
-      ? unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/tasks", { fetch })))
-      : unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/items", { fetch })));
+  sample(kind: "notes"): Promise<Note>;
+  sample(kind: "items" | "tasks" | "notes" = "items"): Promise<Item | Task | Note> {
+    if (kind === "tasks") return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/tasks", { fetch })));
+    if (kind === "notes") return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/notes", { fetch })));
+    return unwrap(this.ctx.read((fetch) => this.ctx.api.GET("/v1/ext/webhooks/sample/items", { fetch })));
   }
 
   /**

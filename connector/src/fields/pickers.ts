@@ -1,8 +1,9 @@
 /**
- * The Item and Task inputs of every step as dynamic dropdowns over the paged picker triggers (`item_list`,
- * `task_list`), so users choose an item by its short ID and name instead of pasting an ID. Users can still map an
- * ID from an earlier step (Zapier lets mapped values replace a dropdown choice). With `search`, the Zap editor also
- * offers to add a Find Item / Find Task step that fills the input.
+ * The Item, Task, Note and Assigned To inputs of every step as dynamic dropdowns over the paged picker triggers
+ * (`item_list`, `task_list`, `note_list`, `user_list`), so users choose an item by its short ID and name, or a
+ * teammate by name, instead of pasting an ID. Users can still map an ID from an earlier step or type a custom value
+ * (Zapier lets mapped and custom values replace a dropdown choice). With `search`, the Zap editor also offers to add a
+ * Find Item / Find Task step that fills the input.
  */
 import type { PlainInputField } from 'zapier-platform-core';
 
@@ -17,7 +18,7 @@ export interface PickerOptions {
 }
 
 /** A picker input: `key` as a dropdown of the hidden trigger `trigger` (choices labelled by its `label`). */
-function pickerField(key: string, trigger: string, search: string, defaultLabel: string, options: PickerOptions): PlainInputField {
+function pickerField(key: string, trigger: string, search: string | undefined, defaultLabel: string, options: PickerOptions): PlainInputField {
   const field: PlainInputField = {
     key,
     label: options.label ?? defaultLabel,
@@ -26,7 +27,7 @@ function pickerField(key: string, trigger: string, search: string, defaultLabel:
     dynamic: `${trigger}.id.label`,
     helpText: options.helpText,
   };
-  if (options.searchable ?? true) field.search = `${search}.id`;
+  if (search !== undefined && (options.searchable ?? true)) field.search = `${search}.id`;
   return field;
 }
 
@@ -38,4 +39,21 @@ export function itemInputField(options: PickerOptions): PlainInputField {
 /** The `task_id` input as a dropdown of tasks labelled title, due date, assignee (`task_list`; search `find_task`). */
 export function taskInputField(options: PickerOptions): PlainInputField {
   return pickerField('task_id', 'task_list', 'find_task', 'Task', options);
+}
+
+/**
+ * The `note_id` input as a dropdown of notes labelled with their first line (`note_list`; no search step, there is
+ * no Find Note). The list follows the step's chosen Item (`item_id`) when the step has one.
+ */
+export function noteInputField(options: Omit<PickerOptions, 'searchable'>): PlainInputField {
+  return pickerField('note_id', 'note_list', undefined, 'Note', options);
+}
+
+/**
+ * The `assigned_to` input as a dropdown of the company's users labelled "Name (email)" (`user_list`; the value is the
+ * `user_id`, CONTRACT "People"). A custom value (any identifier, e.g. an email address) is still accepted, as the API's
+ * `assigned_to` is; `helpText` should say so.
+ */
+export function assigneeInputField(options: Omit<PickerOptions, 'searchable'>): PlainInputField {
+  return pickerField('assigned_to', 'user_list', undefined, 'Assigned To', options);
 }

@@ -4,7 +4,7 @@
  */
 import type { PlainInputField, PlainOutputField } from 'zapier-platform-core';
 import { TASK_CHANGE_FIELDS, TASK_PRIORITIES, TASK_TYPES, TaskSchema, type Task, type TaskChangedEvent } from '@stageline/shared';
-import { itemInputField } from './pickers';
+import { assigneeInputField, itemInputField } from './pickers';
 import { definedOnly, toBoolean, toChoice, toDateTime, toId, toInteger, toText } from './coerce';
 
 /** Human labels of the priorities (values from the contract's TASK_PRIORITIES). */
@@ -41,13 +41,10 @@ export function taskInputFields(mode: TaskFieldMode): PlainInputField[] {
       required,
       helpText: `When the task is due. Sent with its time zone; a date without a time is read as midnight UTC.${keep}`,
     },
-    {
-      key: 'assigned_to',
-      label: 'Assigned To',
-      type: 'string',
+    assigneeInputField({
       required,
-      helpText: `Identifier of the person responsible, as used in your team (e.g. an email address or user ID; up to 255 characters).${keep}`,
-    },
+      helpText: `The person responsible: choose a teammate (their Stageline user, so the task shows who it is), or enter any identifier your team uses as a custom value (e.g. an email address; up to 255 characters).${keep}`,
+    }),
     { key: 'description', label: 'Description', type: 'text', required: false, helpText: `Details of the task (up to 10,000 characters).${keep}` },
     {
       key: 'priority',

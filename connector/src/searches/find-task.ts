@@ -10,7 +10,7 @@ import { defineSearch, type Bundle, type ZObject } from 'zapier-platform-core';
 import { LINK_HEADER, MAX_PAGE_LIMIT, type Task } from '@stageline/shared';
 import { apiPath, callApi, nextLink, type ApiCall } from '../client';
 import { invalidInput, toId, toText } from '../fields/coerce';
-import { itemInputField, taskInputField } from '../fields/pickers';
+import { assigneeInputField, itemInputField, taskInputField } from '../fields/pickers';
 import { TASK_OUTPUT_FIELDS, TASK_SAMPLE, withTaskId, type ZapierTask } from '../fields/task-fields';
 import { throwForProblem } from '../middleware';
 
@@ -101,13 +101,10 @@ export default defineSearch({
         helpText: 'The exact task title (upper or lower case and surrounding spaces do not matter). The newest matching task is used.',
       },
       itemInputField({ required: false, helpText: 'Only tasks of this item.' }),
-      {
-        key: 'assigned_to',
-        label: 'Assigned To',
-        type: 'string',
+      assigneeInputField({
         required: false,
-        helpText: 'Only tasks assigned to this identifier (as used when the task was created, e.g. an email address).',
-      },
+        helpText: 'Only tasks assigned to this teammate (choose one), or to this identifier as used when the task was created (a custom value, e.g. an email address).',
+      }),
       {
         key: 'completion',
         label: 'Completion',

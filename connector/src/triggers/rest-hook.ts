@@ -18,6 +18,7 @@ import {
   type EventName,
   type EventPayload,
   type Item,
+  type Note,
   type SampleResource,
   type Task,
   type WebhookSubscribe,
@@ -80,8 +81,11 @@ async function subscribeOnce(z: ZObject, bundle: Bundle, body: WebhookSubscribe)
   }
 }
 
-/** The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events. */
-export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : Task;
+/**
+ * The resource an event delivers (and lists, and has a sample of): Item for item events, Task for task events, Note
+ * for note events.
+ */
+export type ResourceOf<E extends EventName> = (typeof EVENT_RESOURCES)[E] extends 'items' ? Item : (typeof EVENT_RESOURCES)[E] extends 'notes' ? Note : Task;
 
 export type { InputData };
 
@@ -137,7 +141,7 @@ const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id' | 'note_id'> = { it
  *   (delivery-signature.ts; a forged or stale delivery stops the run), its body (one resource, or an array of them)
  *   through the step's filter (as far as the payload tells) and `toOutput`; bodies that are not the event's resource
  *   are ignored. No delivery: [].
- * - `performList`: the newest resources (GET /v1/ext/items or /tasks, `limit` SAMPLE_COUNT, the filter's pipeline and
+ * - `performList`: the newest resources (GET /v1/ext/items, /tasks or /notes, `limit` SAMPLE_COUNT, the filter's pipeline and
  *   stage for items, plus `listParams`),
  *   made payloads with `asPayload`, through the filter and `toOutput`; when there are none, or the key may manage
  *   hooks but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one

@@ -2,7 +2,8 @@
  * Hidden trigger `task_list`: the task picker behind every Task input (`dynamic: 'task_list.id.label'`): Update Task
  * and Find Task. Spec "Tasks": GET /v1/ext/tasks, newest first; Zapier pages through it with `canPaginate` over the
  * API's keyset cursor (client.ts `getPickerPage`). Tasks have no short ID, so each choice is labelled with the title,
- * the due date and the assignee ("Call Ada · due 2026-03-05 · maria@acme.example"), and "(done)" when completed.
+ * the due date and the assignee ("Call Ada · due 2026-03-05 · Maria Garcia": the assigned user's name or email, else
+ * `assigned_to` as written), and "(done)" when completed.
  */
 import { defineTrigger, type Bundle, type ZObject } from 'zapier-platform-core';
 import type { Task } from '@stageline/shared';
@@ -20,12 +21,17 @@ export interface TaskChoice {
   is_completed: boolean;
 }
 
+/** Who a task is for, as a choice shows it: the assigned user's name, else their email, else `assigned_to` as written. */
+function assigneeLabel(task: Task): string {
+  return task.assignee?.name?.trim() || task.assignee?.email || task.assigned_to;
+}
+
 /** A task as a picker choice. */
 export function taskChoice(task: Task): TaskChoice {
   const done = task.is_completed ? ' (done)' : '';
   return {
     id: task.task_id,
-    label: `${task.title} · due ${task.due_at.slice(0, 10)} · ${task.assigned_to}${done}`,
+    label: `${task.title} · due ${task.due_at.slice(0, 10)} · ${assigneeLabel(task)}${done}`,
     title: task.title,
     due_at: task.due_at,
     assigned_to: task.assigned_to,

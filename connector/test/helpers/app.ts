@@ -5,7 +5,7 @@
  */
 import './core-http-patch'; // before anything loads nock: see there
 import { createAppTester, tools } from 'zapier-platform-core';
-import type { CustomField, Item, Me, Pipeline, Task } from '@stageline/shared';
+import type { CustomField, Item, Me, Note, Pipeline, Task, User } from '@stageline/shared';
 import App from '../../src/index';
 import { listPipelines } from '../../src/triggers/pipeline-list';
 import { listStages } from '../../src/triggers/stage-list';
@@ -132,6 +132,26 @@ export function task(overrides: Partial<Task> = {}): Task {
     updated_at: '2026-03-01T09:31:00.000Z',
     ...overrides,
   };
+}
+
+/** A note on the item of `item()`, as the API returns it. */
+export function note(overrides: Partial<Note> = {}): Note {
+  return {
+    note_id: 'nte-1',
+    item_id: 'itm-1',
+    body: 'Ada wants **annual billing**.\n\n- proposal by Friday',
+    pinned: false,
+    created_by: 'key-1',
+    created_at: '2026-03-02T10:15:00.000Z',
+    updated_at: '2026-03-02T10:15:00.000Z',
+    version: 1,
+    ...overrides,
+  };
+}
+
+/** A console user of the company, as GET /v1/ext/users returns it. */
+export function user(overrides: Partial<User> = {}): User {
+  return { user_id: 'usr-1', name: 'Maria Lopez', email: 'maria@acme.example', ...overrides };
 }
 
 /** Zapier's cursor storage of a paging trigger (`z.cursor`), which only exists on Zapier's side: a test double. */

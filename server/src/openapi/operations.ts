@@ -400,18 +400,18 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 200, description: "A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`).", body: one(TaskSampleSchema, ex.taskExample) },
   },
   {
-    method: "get", path: `${BASE}/webhooks/sample/notes`, operationId: "getSampleNote", summary: "Get a sample note payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
-    description:
-      "A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.",
-    query: SampleQuerySchema,
-    success: { status: 200, description: "A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`).", body: one(NoteSampleSchema, ex.noteExample) },
-  },
-  {
     method: "get", path: `${BASE}/users`, operationId: "listUsers", summary: "List users", tag: "People", access: "any",
     description:
       "The company's console users (no role, no security state), by display `name` (users without one last), then `email`. A task whose `assigned_to` is a `user_id` shows that user as its `assignee`. Keyset pagination: follow the `Link` header's `next` URL.",
     query: UserListQuerySchema,
     success: { status: 200, description: "A page of users.", body: list(UserSchema, ex.userExample), link: true },
+  },
+  {
+    method: "get", path: `${BASE}/webhooks/sample/notes`, operationId: "getSampleNote", summary: "Get a sample note payload", tag: "Webhooks", access: ["hooks:manage", "items:read"],
+    description:
+      "A sample note event payload. Nothing is stored. With `event`, the body of that event: `changed_fields` and `previous` for `note.updated`, `deleted_at` for `note.deleted`; an item or task event is a 400.",
+    query: SampleQuerySchema,
+    success: { status: 200, description: "A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`).", body: one(NoteSampleSchema, ex.noteExample) },
   },
   {
     method: "get", path: `${BASE}/me`, operationId: "getMe", summary: "Who am I", tag: "Account", access: "any",
