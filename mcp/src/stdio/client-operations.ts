@@ -6,8 +6,8 @@
  * problem's `code`, `detail`, `errors`, `current_version`, `matches`; a network failure says which origin was
  * unreachable, never the key.
  */
-import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type TaskListQuery } from "@stageline/client";
-import type { Note, NoteCreate, NoteUpdate, Scope, User } from "@stageline/shared";
+import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type NoteListQuery, type TaskListQuery } from "@stageline/client";
+import type { Scope } from "@stageline/shared";
 import { OperationError, toolProblemOfProblem, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
 
 /** How long one tool call waits for the rate limit before answering `rate_limited` (ms). */
@@ -35,28 +35,6 @@ async function guarded<T>(origin: string, fn: () => Promise<T>): Promise<T> {
     const problem = toolProblemOfClientError(err, origin);
     throw problem ? new OperationError(problem) : err;
   }
-}
-
-/**
- * The client surface CONTRACT "Client library" / issue 30 gives notes and people (`notes.*`, `users.list`), in the
- * shape of `items.*`. Typed here (not from `Stageline`) while the client does not have them yet; a client without
- * them answers the tool with a clear `unknown` problem instead of a crash.
- */
-interface NotesAndPeople {
-  notes?: {
-    list(query: Record<string, unknown>): Promise<{ data: Note[]; nextCursor: string | null }>;
-    create(body: NoteCreate, options?: { idempotencyKey: string }): Promise<Note>;
-    update(id: string, body: NoteUpdate): Promise<Note>;
-    delete(id: string, options?: { version?: number }): Promise<void>;
-  };
-  users?: { list(query: Record<string, unknown>): Promise<{ data: User[]; nextCursor: string | null }> };
-}
-
-/** `client`'s `notes` or `users` resource. @throws OperationError when this client version has none. */
-function resourceOf<K extends keyof NotesAndPeople>(client: Stageline, name: K): NonNullable<NotesAndPeople[K]> {
-  const resource = (client as unknown as NotesAndPeople)[name];
-  if (!resource) throw new OperationError({ code: "unknown", detail: `This stageline-mcp's client has no ${name} support; update @stageline/mcp.` });
-  return resource;
 }
 
 /** The client's page in the tools' shape. */
@@ -87,11 +65,11 @@ export function clientOperations(client: Stageline, origin: string): StagelineOp
     createTask: (body, key) => g(() => client.tasks.create(body, keyed(key))),
     updateTask: (id, body) => g(() => client.tasks.update(id, body)),
     listNotes: ({ pinned, ...rest }) =>
-      g(async () => pageOf(await resourceOf(client, "notes").list({ ...rest, ...(pinned === undefined ? {} : { pinned: String(pinned) }) }))),
-    createNote: (body, key) => g(() => resourceOf(client, "notes").create(body, keyed(key))),
-    updateNote: (id, body) => g(() => resourceOf(client, "notes").update(id, body)),
-    deleteNote: (id, version) => g(() => resourceOf(client, "notes").delete(id, version === undefined ? {} : { version })),
-    listUsers: (request) => g(async () => pageOf(await resourceOf(client, "users").list({ ...request }))),
+      g(async () => pageOf(await client.notes.list({ ...rest, ...(pinned === undefined ? {} : { pinned: String(pinned) }) } as NoteListQuery))),
+    createNote: (body, key) => g(() => client.notes.create(body, keyed(key))),
+    updateNote: (id, body) => g(() => client.notes.update(id, body)),
+    deleteNote: (id, version) => g(() => client.notes.delete(id, version === undefined ? {} : { version })),
+    listUsers: (request) => g(async () => pageOf(await client.users.list(request))),
     describePipelines: () =>
       g(async () => {
         const pipelines = await client.pipelines.list();
