@@ -7,6 +7,9 @@ import { UserSchema } from "@stageline/shared";
 import { READ, defineTool } from "../tool-definition";
 import { countLine, nextCursor, pagingArgs } from "./paging";
 
+/** How many users the one-line summary names (the rest are in structuredContent). */
+const SUMMARY_NAMES = 5;
+
 export const listUsers = defineTool({
   name: "list_users",
   title: "List users",
@@ -21,5 +24,9 @@ export const listUsers = defineTool({
     const page = await ops.listUsers(request);
     return { users: page.data, next_cursor: page.next_cursor };
   },
-  summary: (r) => `${countLine(r.users.length, "user", r.next_cursor)}${r.users.length ? ` ${r.users.map((u) => u.name ?? u.email).join(", ")}.` : ""}`,
+  summary: (r) => {
+    const names = r.users.slice(0, SUMMARY_NAMES).map((u) => u.name ?? u.email);
+    const more = r.users.length > SUMMARY_NAMES ? ", ..." : "";
+    return `${countLine(r.users.length, "user", r.next_cursor)}${names.length ? ` ${names.join(", ")}${more}.` : ""}`;
+  },
 });
