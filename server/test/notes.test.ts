@@ -428,6 +428,25 @@ describe("notes", () => {
       }
     });
 
+    it("never leaves a note behind when creates race the item's deletion: each create is 201 (then listed in deleted_note_ids) or 422", async () => {
+      const raced = await createItem(t.pipeline);
+      const creates = Array.from({ length: 8 }, (_, i) => t.request("POST", "/v1/ext/notes", { item_id: raced, body: `race ${i}` }, key));
+      const deletion = t.request("DELETE", `/v1/ext/items/${raced}`, undefined, key);
+      const results = await Promise.all(creates);
+      expect((await deletion).status).toBe(204);
+      for (const r of results) expect([201, 422]).toContain(r.status);
+      expect(await t.server.ctx.prisma.note.count({ where: { itemId: raced } })).toBe(0);
+      const deleted = (await t.server.ctx.prisma.webhookEvent.findFirst({ where: { resourceId: raced, type: "item.deleted" } }))!;
+      const created = results.filter((r) => r.status === 201).map((r) => r.body.note_id as string);
+      // Erased at once (no subscription): the ids are checked through the notes' own events, all erased.
+      for (const id of created) {
+        const events = await eventsOf(id);
+        expect(events.map((e) => e.type)).toEqual(["note.created"]);
+        expect(events[0]!.payload).toEqual({ note_id: id, item_id: raced, erased: true });
+      }
+      expect(deleted.erasedAt).not.toBeNull();
+    });
+
     it("gives an item without notes an empty deleted_note_ids", async () => {
       const sub = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/unreachable", event: "item.deleted" }, key);
       try {

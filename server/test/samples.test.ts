@@ -2,6 +2,7 @@ import {
   BUILT_IN_ITEM_FIELDS,
   CUSTOM_FIELD_TYPES,
   ItemSchema,
+  NoteSchema,
   TaskSchema,
   customFieldValueSchema,
   type CustomField,
@@ -121,6 +122,16 @@ describe("sample payloads", () => {
     });
   });
 
+  describe("notes", () => {
+    it("is one note in the Note format on the sample item, created by the requesting key (CONTRACT \"Notes\")", async () => {
+      const { key, id } = await t.newKey(["items:read"]);
+      const res = await t.request("GET", "/v1/ext/webhooks/sample/notes", undefined, key);
+      expect(res.status).toBe(200);
+      expect(NoteSchema.strict().parse(res.body)).toEqual(res.body);
+      expect(res.body).toMatchObject({ note_id: "sample_note", item_id: "sample_item", created_by: id, version: 1 });
+    });
+  });
+
   describe("scopes and unknown resources", () => {
     let hooksOnly: string;
     let itemsOnly: string;
@@ -131,9 +142,17 @@ describe("sample payloads", () => {
       tasksOnly = (await t.newKey(["tasks:read"])).key;
     });
 
-    it("opens both samples to hooks:manage", async () => {
+    it("opens every sample to hooks:manage", async () => {
       expect((await t.request("GET", "/v1/ext/webhooks/sample/items", undefined, hooksOnly)).status).toBe(200);
       expect((await t.request("GET", "/v1/ext/webhooks/sample/tasks", undefined, hooksOnly)).status).toBe(200);
+      expect((await t.request("GET", "/v1/ext/webhooks/sample/notes", undefined, hooksOnly)).status).toBe(200);
+    });
+
+    it("opens the note sample to items:read (a note is part of an item's record) but not to tasks:read", async () => {
+      expect((await t.request("GET", "/v1/ext/webhooks/sample/notes", undefined, itemsOnly)).status).toBe(200);
+      const refused = await t.request("GET", "/v1/ext/webhooks/sample/notes", undefined, tasksOnly);
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toContain("hooks:manage or items:read");
     });
 
     it("opens the item sample to items:read but not to tasks:read", async () => {
@@ -154,7 +173,7 @@ describe("sample payloads", () => {
       const res = await t.request("GET", "/v1/ext/webhooks/sample/pipelines", undefined, hooksOnly);
       expect(res.status).toBe(404);
       expect(res.body.code).toBe("not_found");
-      expect(res.body.detail).toContain("items, tasks");
+      expect(res.body.detail).toContain("items, tasks, notes");
     });
   });
 });
