@@ -14,6 +14,9 @@ import type {
   ItemCreate,
   ItemUpdate,
   ItemUpsert,
+  Note,
+  NoteCreate,
+  NoteUpdate,
   PipelineField,
   ProblemFieldError,
   Scope,
@@ -21,6 +24,7 @@ import type {
   TaskCreate,
   TaskUpdate,
   UpsertResult,
+  User,
   WebhookDelivery,
   WebhookSubscribe,
   WebhookSubscription,
@@ -58,6 +62,13 @@ export interface TaskListRequest extends PageRequest {
   assigned_to?: string | undefined;
   due_before?: string | undefined;
   due_after?: string | undefined;
+}
+
+/** GET /notes filters (shared `noteListFilters`, `pinned` as a boolean) plus paging. CONTRACT "Notes". */
+export interface NoteListRequest extends PageRequest {
+  item_id?: string | undefined;
+  pinned?: boolean | undefined;
+  updated_after?: string | undefined;
 }
 
 /** GET /webhooks/{id}/deliveries: paging and an optional state filter. */
@@ -104,6 +115,16 @@ export interface StagelineOperations {
   getTask(taskId: string): Promise<Task>;
   createTask(body: TaskCreate, idempotencyKey?: string): Promise<Task>;
   updateTask(taskId: string, body: TaskUpdate): Promise<Task>;
+  /** GET /notes (CONTRACT "Notes"): newest first. */
+  listNotes(request: NoteListRequest): Promise<Page<Note>>;
+  /** POST /notes; `idempotencyKey` is sent as `Idempotency-Key`. An item of another company is `invalid_reference`. */
+  createNote(body: NoteCreate, idempotencyKey?: string): Promise<Note>;
+  /** PATCH /notes/{note_id}; a stale `version` is `version_conflict` with `current_version`. */
+  updateNote(noteId: string, body: NoteUpdate): Promise<Note>;
+  /** DELETE /notes/{note_id} (final; the body is erased); with `version` a stale version is `version_conflict`. */
+  deleteNote(noteId: string, version?: number): Promise<void>;
+  /** GET /users (CONTRACT "People"): the company's users, by name then email; any valid key. */
+  listUsers(request: PageRequest): Promise<Page<User>>;
   /** Every pipeline with stages, statuses and custom fields (GET /pipelines, .../stages, .../statuses, .../fields). */
   describePipelines(): Promise<PipelineDescription[]>;
   subscribeWebhook(body: WebhookSubscribe, idempotencyKey?: string): Promise<WebhookSubscriptionCreated>;
@@ -117,7 +138,7 @@ export interface ToolProblem {
   code: ErrorCode | "unknown";
   detail: string;
   errors?: ProblemFieldError[];
-  /** 409 `version_conflict`: the item's current version. */
+  /** 409 `version_conflict`: the item's (or note's) current version. */
   current_version?: number;
   /** 429 `rate_limited` (and 409 `idempotency_key_in_use`): seconds to wait before retrying. */
   retry_after_seconds?: number;

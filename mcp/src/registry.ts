@@ -7,8 +7,10 @@
 import type { Scope } from "@stageline/shared";
 import { DEFAULT_TOOLSETS, TOOLSETS, type AnyTool, type Toolset } from "./tool-definition";
 import { checkDuplicates, createItem, deleteItem, getItem, listItems, updateItem, upsertItem } from "./tools/items";
+import { addNote, deleteNote, listNotes, updateNote } from "./tools/notes";
 import { describePipelines } from "./tools/pipelines";
 import { completeTask, createTask, getTask, listTasks, updateTask } from "./tools/tasks";
+import { listUsers } from "./tools/users";
 import { listWebhookDeliveries, listWebhooks, subscribeWebhook, unsubscribeWebhook } from "./tools/webhooks";
 
 /** Every tool, in the order tools/list shows them. */
@@ -26,6 +28,11 @@ export const TOOLS: readonly AnyTool[] = [
   createTask,
   updateTask,
   completeTask,
+  listUsers,
+  listNotes,
+  addNote,
+  updateNote,
+  deleteNote,
   subscribeWebhook,
   listWebhooks,
   unsubscribeWebhook,

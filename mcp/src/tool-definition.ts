@@ -8,11 +8,14 @@ import type { z } from "zod";
 import type { Scope } from "@stageline/shared";
 import type { StagelineOperations } from "./operations";
 
-/** Groups of tools a client turns on (`--toolsets`, `toolsets=`); `webhooks` is off unless asked for. */
-export const TOOLSETS = ["items", "tasks", "pipelines", "webhooks"] as const;
+/**
+ * Groups of tools a client turns on (`--toolsets`, `toolsets=`); `webhooks` and `note_edits` (update_note,
+ * delete_note: see tools/notes.ts for why) are off unless asked for.
+ */
+export const TOOLSETS = ["items", "tasks", "pipelines", "notes", "people", "note_edits", "webhooks"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 /** The toolsets served when none are named (CONTRACT "MCP server"). */
-export const DEFAULT_TOOLSETS: readonly Toolset[] = ["items", "tasks", "pipelines"];
+export const DEFAULT_TOOLSETS: readonly Toolset[] = ["items", "tasks", "pipelines", "notes", "people"];
 
 /** MCP tool annotations (all four are always stated). */
 export interface ToolHints {

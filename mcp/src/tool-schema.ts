@@ -6,7 +6,16 @@
  *   and the zod schema still checks every argument), and so does the no-NUL `pattern` of every text field (CONTRACT
  *   "HTTP semantics" states that rule for the whole API);
  * - `anyOf: [{ type: T, ... }, { type: "null" }]` is written `type: [T, "null"]` (the same set of values);
- * - the `$schema` keyword is left out (MCP's default dialect is JSON Schema 2020-12, the target used here).
+ * - the `$schema` keyword is left out (MCP's default dialect is JSON Schema 2020-12, the target used here);
+ * - the ±(2^53 - 1) bounds zod writes for every `.int()` are left out (JSON's safe-integer range: nothing a model can
+ *   use), and so is `additionalProperties: {}` (the same as no keyword);
+ * - in arguments, an id's (`*_id`) 1..255 length and a cursor's 1..1024: the model copies these from earlier results,
+ *   the bounds tell it nothing (zod still checks them);
+ * - in results, `additionalProperties: false`: CONTRACT "Versioning" lets responses gain fields (clients must ignore
+ *   the ones they do not know), so an output schema must not say no other field can come (a client validating a
+ *   result against a tools/list it cached earlier would refuse a new field), and a date-time's `format`: in JSON
+ *   Schema 2020-12 `format` is an annotation, not an assertion, and a result's timestamps read as what they are
+ *   (arguments keep it: there it tells the model what to write).
  * So the shape exists once, in `@stageline/shared`, and the tool definitions only point at it.
  */
 import { z } from "zod";
@@ -15,13 +24,34 @@ import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 
 type JsonObject = Record<string, unknown>;
 
+/** JSON's safe-integer bounds, which zod writes for every `.int()`. */
+const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+
+/** Argument names whose values the model copies from earlier results (ids and cursors): their lengths say nothing. */
+const COPIED_VALUE = /(^|_)id$|^cursor$/;
+
 /** Compacts one rendered node and everything below it, in place (see the module comment). */
-function compact(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(compact);
+function compact(node: unknown, io: "input" | "output"): void {
+  if (Array.isArray(node)) return node.forEach((child) => compact(child, io));
   if (node === null || typeof node !== "object") return;
   const n = node as JsonObject;
-  for (const value of Object.values(n)) compact(value);
+  for (const value of Object.values(n)) compact(value, io);
   if (n.format === "date-time" || n.pattern === NUL_FREE_PATTERN.source) delete n.pattern;
+  if (io === "output" && n.format === "date-time") delete n.format;
+  if (SAFE_INTEGER_BOUNDS.has(n.minimum as number)) delete n.minimum;
+  if (SAFE_INTEGER_BOUNDS.has(n.maximum as number)) delete n.maximum;
+  const extra = n.additionalProperties;
+  if ((io === "output" && extra === false) || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0)) {
+    delete n.additionalProperties;
+  }
+  if (io === "input" && n.properties && typeof n.properties === "object") {
+    for (const [name, property] of Object.entries(n.properties as Record<string, JsonObject>)) {
+      if (COPIED_VALUE.test(name) && property.type !== "array") {
+        delete property.minLength;
+        delete property.maxLength;
+      }
+    }
+  }
   const anyOf = n.anyOf;
   if (Array.isArray(anyOf) && anyOf.length === 2) {
     const [a, b] = anyOf as JsonObject[];
@@ -41,7 +71,7 @@ function compact(node: unknown): void {
 export function toolJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonObject {
   const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonObject;
   delete json.$schema;
-  compact(json);
+  compact(json, io);
   return json;
 }
 

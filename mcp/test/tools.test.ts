@@ -29,7 +29,7 @@ describe("tools/list", () => {
       expect(JSON.stringify(tool)).not.toMatch(/\$schema|\(\?:\(\?:\\\\d\\\\d\[2468\]/);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    for (const name of ["list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "describe_pipelines", "list_webhooks"]) {
+    for (const name of ["list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "describe_pipelines", "list_webhooks", "list_notes", "list_users"]) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     }
     expect(byName.update_item!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
@@ -42,7 +42,21 @@ describe("tools/list", () => {
     expect(byName.upsert_item!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
     expect(byName.upsert_item!.description).toMatch(/ambiguous_match.*upsert_unavailable/);
     expect(byName.upsert_item!.outputSchema).toMatchObject({ required: ["result", "item"], properties: { result: { enum: ["created", "updated", "unchanged"] } } });
-    for (const name of ["create_item", "create_task", "subscribe_webhook", "upsert_item"]) {
+    // Notes and people (CONTRACT "Notes", "People"; issue 30): update_note and delete_note are the note_edits toolset's.
+    expect(byName.add_note!.annotations).toEqual({ title: "Add a note", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+    expect(byName.add_note!.inputSchema).toMatchObject({ required: ["item_id", "body"], properties: { body: { maxLength: 65536 }, pinned: { type: "boolean" } } });
+    expect(byName.add_note!.outputSchema).toMatchObject({ required: expect.arrayContaining(["note_id", "item_id", "body", "pinned", "version"]) });
+    expect(byName.list_notes!.inputSchema.properties).toMatchObject({ item_id: { type: "string" }, pinned: { type: "boolean" }, updated_after: { format: "date-time" }, limit: { default: 20 } });
+    expect(byName.list_notes!.outputSchema).toMatchObject({ required: ["notes", "next_cursor"] });
+    expect(byName.list_users!.outputSchema).toMatchObject({ properties: { users: { items: { required: ["user_id", "name", "email"] } } } });
+    expect(byName.list_users!.description).toMatch(/assigned_to.*user_id/);
+    for (const name of ["update_note", "delete_note"]) {
+      expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+      expect(byName[name]!.inputSchema).toMatchObject({ required: ["note_id"], properties: { version: { type: "integer", minimum: 1 } } });
+    }
+    expect(byName.delete_note!.description).toMatch(/erasing its body; no undo.*confirmed with them first/);
+    expect(byName.delete_note!.outputSchema).toMatchObject({ required: ["note_id", "deleted"], properties: { deleted: { const: true } } });
+    for (const name of ["create_item", "create_task", "subscribe_webhook", "upsert_item", "add_note"]) {
       expect(byName[name]!.description).toMatch(/idempotency_key/);
       expect(byName[name]!.inputSchema.properties).toHaveProperty("idempotency_key");
     }
@@ -59,6 +73,26 @@ describe("tools/list", () => {
     console.log(`tools/list tokens (o200k): default toolsets ${tokens}, all toolsets ${all}`);
     expect(tokens).toBeLessThanOrEqual(TOOLS_LIST_TOKEN_BUDGET);
   });
+
+  it("serves add_note, list_notes and list_users by default, update_note and delete_note only with note_edits", async () => {
+    const names = (await listedTools()).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(["add_note", "list_notes", "list_users"]));
+    expect(names).not.toContain("update_note");
+    expect(names).not.toContain("delete_note");
+    const edits = (await listedTools({ toolsets: ["note_edits"] })).tools.map((t) => t.name);
+    expect(edits).toEqual(["update_note", "delete_note"]);
+  });
+
+  it("keeps what a model needs in the compact schemas: argument formats and bounds; results open to new fields", async () => {
+    const { tools } = await listedTools({ toolsets: [...TOOLSETS] });
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.create_task!.inputSchema.properties).toMatchObject({ due_at: { format: "date-time" }, title: { minLength: 1, maxLength: 255 } });
+    expect(byName.create_task!.inputSchema.additionalProperties).toBe(false); // unknown arguments are refused
+    expect(byName.get_task!.inputSchema.properties!.task_id).toEqual({ type: "string" }); // copied from results
+    expect(byName.get_task!.outputSchema).not.toHaveProperty("additionalProperties"); // CONTRACT "Versioning"
+    expect(byName.get_task!.outputSchema!.properties).toMatchObject({ assignee: { type: ["object", "null"] }, duration_minutes: { type: ["integer", "null"] } });
+    expect(JSON.stringify(tools)).not.toMatch(/9007199254740991|"additionalProperties":\{\}/);
+  });
 });
 
 describe("which tools a key gets", () => {
@@ -67,17 +101,18 @@ describe("which tools a key gets", () => {
 
   it("an items:read key lists no tool whose readOnlyHint is false", () => {
     const tools = toolsFor({ scopes: ["items:read"], toolsets: [...TOOLSETS] });
-    expect(tools.map((t) => t.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates"]);
+    expect(tools.map((t) => t.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_notes"]);
     expect(tools.every((t) => t.annotations.readOnlyHint)).toBe(true);
   });
 
   it("each scope opens its own tools; read-only keeps only reads; toolsets select", () => {
-    expect(names(["items:write"])).toEqual(["describe_pipelines", "create_item", "upsert_item", "update_item", "delete_item"]);
-    expect(names(["tasks:write"])).toEqual(["describe_pipelines", "create_task", "update_task", "complete_task"]);
-    expect(names(["hooks:manage"])).toEqual(["describe_pipelines", "subscribe_webhook", "list_webhooks", "unsubscribe_webhook", "list_webhook_deliveries"]);
+    expect(names(["items:write"])).toEqual(["describe_pipelines", "create_item", "upsert_item", "update_item", "delete_item", "list_users", "add_note", "update_note", "delete_note"]);
+    expect(names(["tasks:write"])).toEqual(["describe_pipelines", "create_task", "update_task", "complete_task", "list_users"]);
+    expect(names(["hooks:manage"])).toEqual(["describe_pipelines", "list_users", "subscribe_webhook", "list_webhooks", "unsubscribe_webhook", "list_webhook_deliveries"]);
     expect(names([...SCOPES], { readOnly: true }).every((n) => TOOLS.find((t) => t.name === n)!.annotations.readOnlyHint)).toBe(true);
     expect(names([...SCOPES], { toolsets: ["pipelines"] })).toEqual(["describe_pipelines"]);
-    expect(toolsFor({ scopes: [...SCOPES] }).some((t) => t.toolset === "webhooks")).toBe(false);
+    expect(names([...SCOPES], { toolsets: ["notes", "people"] })).toEqual(["list_users", "list_notes", "add_note"]);
+    expect(toolsFor({ scopes: [...SCOPES] }).some((t) => t.toolset === "webhooks" || t.toolset === "note_edits")).toBe(false);
   });
 
   it("parses the options and refuses unknown values", () => {

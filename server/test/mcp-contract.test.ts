@@ -14,15 +14,8 @@ const WITHOUT_TOOL: Record<string, string> = {
   getSampleTask: "a Zapier/n8n trigger-setup sample, not data",
   rotateWebhookSecret: "a secret rotation is an operator's step, not an agent's",
   redeliverWebhook: "an operator's repair step",
-  // Issue 30 item 6 adds `list_users` to the MCP surface (then this entry goes: the check below requires it).
-  listUsers: "the people directory's MCP tool (list_users) comes with the MCP surface of issue 30 item 6",
-  // Issue 30 item 6 (branch notes-n8n-mcp) also adds the notes tools; until it is merged, the note operations have none.
-  listNotes: "list_notes comes with the MCP surface of issue 30 item 6",
-  createNote: "add_note comes with the MCP surface of issue 30 item 6",
-  getNote: "the notes' MCP surface (issue 30 item 6) reads notes through list_notes",
-  updateNote: "update_note comes with the MCP surface of issue 30 item 6",
-  deleteNote: "delete_note comes with the MCP surface of issue 30 item 6",
   getSampleNote: "a Zapier/n8n trigger-setup sample, not data",
+  getNote: "list_notes (by item_id) gives every note with its body and version; a note id alone comes only from a list",
   replayWebhookDeliveries: "an operator's repair step",
   // Issue 31: the MCP `list_events` tool comes with the surfaces' slice (mcp/ is not part of the server's slice).
   listEvents: "not yet a tool: issue 31's list_events comes with the MCP slice",
@@ -50,6 +43,15 @@ describe("MCP tools and API operations", () => {
     expect(toolOf("upsertItem")).toEqual([["upsert_item", "items:write"]]);
     expect(WITHOUT_TOOL).not.toHaveProperty("deleteItem");
     expect(WITHOUT_TOOL).not.toHaveProperty("upsertItem");
+  });
+
+  it("the notes and people operations have their tools, with the operation's scope (CONTRACT \"Notes\", \"People\")", () => {
+    const toolOf = (id: string) => TOOLS.filter((t) => t.operations.includes(id)).map((t) => [t.name, t.scope, t.toolset]);
+    expect(toolOf("listNotes")).toEqual([["list_notes", "items:read", "notes"]]);
+    expect(toolOf("createNote")).toEqual([["add_note", "items:write", "notes"]]);
+    expect(toolOf("updateNote")).toEqual([["update_note", "items:write", "note_edits"]]);
+    expect(toolOf("deleteNote")).toEqual([["delete_note", "items:write", "note_edits"]]);
+    expect(toolOf("listUsers")).toEqual([["list_users", "any", "people"]]);
   });
 
   it("each operation has a tool or a reason in WITHOUT_TOOL", () => {

@@ -3,7 +3,8 @@
  * (`@modelcontextprotocol/client`) against a real server: the tools a key's scopes and options list, every tool
  * called with its structuredContent validated by ajv against the tool's outputSchema, a repeated create_item or
  * upsert_item with one idempotency_key making one item, delete_item's erasure (CONTRACT "Item deletion and erasure")
- * and the upsert's outcomes (CONTRACT "Upsert"), errors as `isError` results carrying the problem's code.
+ * and the upsert's outcomes (CONTRACT "Upsert"), the notes and people tools (CONTRACT "Notes", "People"), errors as
+ * `isError` results carrying the problem's code.
  * http.test.ts runs it over Streamable HTTP, stdio.test.ts over the spawned stageline-mcp bin.
  */
 import Ajv2020 from "ajv/dist/2020";
@@ -12,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { Scope } from "@stageline/shared";
 import type { TestServer } from "../../server/test/helpers/test-server";
 
-/** The default toolsets' tools (items, tasks, pipelines), in tools/list order. */
+/** The default toolsets' tools (items, tasks, pipelines, notes, people), in tools/list order. */
 export const DEFAULT_TOOL_NAMES = [
   "describe_pipelines",
   "list_items",
@@ -27,7 +28,12 @@ export const DEFAULT_TOOL_NAMES = [
   "create_task",
   "update_task",
   "complete_task",
+  "list_users",
+  "list_notes",
+  "add_note",
 ];
+/** The note_edits toolset's tools (off by default, mcp/src/tools/notes.ts says why). */
+export const NOTE_EDIT_TOOL_NAMES = ["update_note", "delete_note"];
 /** The webhooks toolset's tools. */
 export const WEBHOOK_TOOL_NAMES = ["subscribe_webhook", "list_webhooks", "unsubscribe_webhook", "list_webhook_deliveries"];
 
@@ -66,26 +72,44 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     const names = (await (await open(t.apiKey)).listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(DEFAULT_TOOL_NAMES);
     const all = (await (await open(t.apiKey, { toolsets: "all" })).listTools()).tools.map((tool) => tool.name);
-    expect(all).toEqual([...DEFAULT_TOOL_NAMES, ...WEBHOOK_TOOL_NAMES]);
+    expect(all).toEqual([...DEFAULT_TOOL_NAMES, ...NOTE_EDIT_TOOL_NAMES, ...WEBHOOK_TOOL_NAMES]);
   });
 
   it("lists no write tool for an items:read key, and only reads under read-only", async () => {
     const { t } = env();
     const readKey = await keyWith(["items:read"]);
     const tools = (await (await open(readKey, { toolsets: "all" })).listTools()).tools;
-    expect(tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_notes"]);
     expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([]);
     const readOnly = (await (await open(t.apiKey, { readOnly: true, toolsets: "all" })).listTools()).tools;
-    expect(readOnly.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "list_webhooks", "list_webhook_deliveries"]);
+    expect(readOnly.map((tool) => tool.name)).toEqual([
+      "describe_pipelines",
+      "list_items",
+      "get_item",
+      "check_duplicates",
+      "list_tasks",
+      "get_task",
+      "list_users",
+      "list_notes",
+      "list_webhooks",
+      "list_webhook_deliveries",
+    ]);
     // A tool the key may not use is not there to call: nothing is created, upserted or deleted.
     const client = await open(readKey);
     const item = await t.request("POST", "/v1/ext/items", { name: "Kept", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email: "kept@example.com" } });
     const body = { name: "x", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email: "kept@example.com" } };
-    for (const [name, args] of [["create_item", body], ["upsert_item", body], ["delete_item", { item_id: item.body.item_id }]] as const) {
+    const writes = [
+      ["create_item", body],
+      ["upsert_item", body],
+      ["delete_item", { item_id: item.body.item_id }],
+      ["add_note", { item_id: item.body.item_id, body: "not allowed" }],
+    ] as const;
+    for (const [name, args] of writes) {
       const refused = await client.callTool({ name, arguments: args }).catch((e: Error) => e);
       expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(new RegExp(name));
     }
     expect((await t.request("GET", `/v1/ext/items/${item.body.item_id}`)).body).toMatchObject({ name: "Kept", version: 1 });
+    expect((await t.request("GET", `/v1/ext/notes?item_id=${item.body.item_id}`)).body).toEqual([]);
   });
 
   it("calls every tool; each structuredContent validates against the tool's outputSchema", async () => {
@@ -131,6 +155,15 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     expect((await run("update_task", { task_id: task.task_id, priority: "high" })).priority).toBe("high");
     expect((await run("complete_task", { task_id: task.task_id })).is_completed).toBe(true);
     expect((await run("list_tasks", { item_id: created.item_id, is_completed: true })).tasks.map((x: { task_id: string }) => x.task_id)).toEqual([task.task_id]);
+    // Notes (CONTRACT "Notes") and people (CONTRACT "People").
+    const users = (await run("list_users")).users as { user_id: string }[];
+    expect(users.length).toBeLessThanOrEqual(20);
+    const note = await run("add_note", { item_id: created.item_id, body: "Called: **wants a demo**", pinned: true, idempotency_key: `note-${Date.now()}` });
+    expect(note).toMatchObject({ item_id: created.item_id, body: "Called: **wants a demo**", pinned: true, version: 1 });
+    const notes = await run("list_notes", { item_id: created.item_id, pinned: true, fields: ["pinned"] });
+    expect(notes).toEqual({ notes: [{ note_id: note.note_id, pinned: true }], next_cursor: null });
+    expect(await run("update_note", { note_id: note.note_id, body: "Called twice", version: 1 })).toMatchObject({ note_id: note.note_id, body: "Called twice", version: 2 });
+    expect(await run("delete_note", { note_id: note.note_id, version: 2 })).toEqual({ note_id: note.note_id, deleted: true });
     // The pipeline matches on email: the upsert finds the item and renames it.
     const upserted = await run("upsert_item", { name: "Conformance deal (synced)", pipeline_id: sales.id, stage_id: qualified.id, metadata: { email: "conf@example.com" } });
     expect(upserted).toMatchObject({ result: "updated", item: { item_id: created.item_id, name: "Conformance deal (synced)", stage: "Qualified", version: 3 } });
@@ -233,6 +266,58 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     const theirs = await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
     expect(problemOf(await call(client, "delete_item", { item_id: theirs.body.item_id })).code).toBe("not_found");
     expect((await t.request("GET", `/v1/ext/items/${theirs.body.item_id}`, undefined, other.apiKey)).status).toBe(200);
+  });
+
+  it("notes: add_note makes one note per idempotency_key; another company's item or note is refused; delete_note erases for good", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey, { toolsets: "notes,note_edits" });
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const item = await t.request("POST", "/v1/ext/items", { name: `Noted ${stamp}`, pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    const args = { item_id: item.body.item_id, body: `Secret plan ${stamp}`, idempotency_key: `note-${stamp}` };
+    const first = await call(client, "add_note", args);
+    expect(first.isError).toBeFalsy();
+    expect(first.content[0]!.text).toMatch(/^Added note /);
+    expect((await call(client, "add_note", args)).structuredContent).toEqual(first.structuredContent); // replayed
+    expect(problemOf(await call(client, "add_note", { ...args, body: "other" })).code).toBe("idempotency_key_reused");
+    const noteId = first.structuredContent!.note_id as string;
+    expect((await call(client, "list_notes", { item_id: item.body.item_id })).structuredContent!.notes).toHaveLength(1);
+    // Bounds: an empty or blank body, an unknown argument.
+    expect((await call(client, "add_note", { item_id: item.body.item_id, body: "   " })).isError).toBe(true);
+    expect((await call(client, "add_note", { item_id: item.body.item_id, body: "x", author: "me" })).isError).toBe(true);
+    // Another company: its item is no reference, its note is not found (and stays).
+    const other = await t.newCompany(`Other ${stamp}`);
+    const theirItem = await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
+    expect(problemOf(await call(client, "add_note", { item_id: theirItem.body.item_id, body: "x" })).code).toBe("invalid_reference");
+    const theirNote = await t.request("POST", "/v1/ext/notes", { item_id: theirItem.body.item_id, body: "theirs" }, other.apiKey);
+    expect(problemOf(await call(client, "update_note", { note_id: theirNote.body.note_id, body: "mine now" })).code).toBe("not_found");
+    expect(problemOf(await call(client, "delete_note", { note_id: theirNote.body.note_id })).code).toBe("not_found");
+    expect((await t.request("GET", `/v1/ext/notes/${theirNote.body.note_id}`, undefined, other.apiKey)).body).toMatchObject({ body: "theirs", version: 1 });
+    // A stale version is refused; then the delete is final and its stored create answer no longer holds the body.
+    expect(problemOf(await call(client, "delete_note", { note_id: noteId, version: 2 }))).toMatchObject({ code: "version_conflict", current_version: 1 });
+    expect((await call(client, "delete_note", { note_id: noteId })).content).toEqual([{ type: "text", text: `Deleted note ${noteId}; its body is erased.` }]);
+    expect(problemOf(await call(client, "delete_note", { note_id: noteId })).code).toBe("not_found");
+    const replay = problemOf(await call(client, "add_note", args));
+    expect(replay.code).toBe("payload_erased");
+    expect(JSON.stringify(replay)).not.toContain(`Secret plan ${stamp}`);
+  });
+
+  it("list_users lists the company's users only; a task assigned to one names its assignee", async () => {
+    const { t } = env();
+    const client = await open(t.apiKey);
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const prisma = t.server.ctx.prisma;
+    const mine = await prisma.user.create({ data: { companyId: t.companyId, email: `ada-${stamp}@mcp.example`, name: `Ada ${stamp}`, role: "member", passwordHash: "x" } });
+    const other = await t.newCompany(`Other ${stamp}`);
+    const theirs = await prisma.user.create({ data: { companyId: other.companyId, email: `eve-${stamp}@mcp.example`, role: "member", passwordHash: "x" } });
+    const users = (await call(client, "list_users", { limit: 100 })).structuredContent!.users as { user_id: string; name: string | null; email: string }[];
+    expect(users).toContainEqual({ user_id: mine.id, name: `Ada ${stamp}`, email: `ada-${stamp}@mcp.example` });
+    expect(users.map((u) => u.user_id)).not.toContain(theirs.id);
+    expect((await t.request("GET", "/v1/ext/users?limit=100")).body).toEqual(users);
+    const task = await call(client, "create_task", { title: "Demo", due_at: "2026-12-01T09:00:00Z", assigned_to: mine.id });
+    expect(task.structuredContent).toMatchObject({ assigned_to: mine.id, assignee: { user_id: mine.id, name: `Ada ${stamp}` } });
+    // Another company's user id is just an identifier here: no assignee.
+    const foreign = await call(client, "create_task", { title: "Demo 2", due_at: "2026-12-01T09:00:00Z", assigned_to: theirs.id });
+    expect(foreign.structuredContent).toMatchObject({ assigned_to: theirs.id, assignee: null });
   });
 
   it("answers errors as isError results with the problem's code (another company's id is not_found)", async () => {

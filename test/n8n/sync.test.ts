@@ -9,14 +9,13 @@ import type { IDataObject } from 'n8n-workflow';
 import { loadOptionsContext, runStageline } from './helpers/engine';
 import { problem, startFakeStageline, type FakeStageline } from './helpers/fake-stageline';
 import { ITEM } from './helpers/fixtures';
-import { startHooksStandIn, type HooksStandIn } from './helpers/hooks-stand-in';
-import { hookContext, webhookContext, type HookSetup, type WrittenResponse } from './helpers/trigger-context';
+import { deliverSigned, useHooksStandIn, type HooksStandIn } from './helpers/hooks-stand-in';
+import { hookContext } from './helpers/trigger-context';
 import { ITEM_CHANGE_FIELDS as SHARED_ITEM_FIELDS, TASK_CHANGE_FIELDS as SHARED_TASK_FIELDS, UPSERT_RESULTS as SHARED_RESULTS, UPSERT_RESULT_HEADER as SHARED_HEADER } from '@stageline/shared';
 import { UPSERT_RESULTS, UPSERT_RESULT_HEADER } from '../../n8n/nodes/Stageline/descriptions/contract-keys';
 import { upsertResultOf } from '../../n8n/nodes/Stageline/actions/item';
 import { ITEM_CHANGE_FIELDS, TASK_CHANGE_FIELDS, filterKey, subscriptionFilter } from '../../n8n/nodes/StagelineTrigger/filter';
 import { getChangedFieldFilter } from '../../n8n/nodes/StagelineTrigger/filter-options';
-import { signatureOf } from '../../n8n/nodes/StagelineTrigger/signature';
 import { StagelineTrigger } from '../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
 
 let api: FakeStageline;
@@ -133,25 +132,12 @@ describe('Item → Create or Update', () => {
 });
 
 describe('Stageline Trigger: filters and new events', () => {
-	const API_KEY = 'sl_test_key';
-	const URL = 'http://127.0.0.1:5678/webhook/abc/webhook';
 	const methods = new StagelineTrigger().webhookMethods.default;
+	const standIn = useHooksStandIn();
+	const { setup, url: URL } = standIn;
 	let hooks: HooksStandIn;
-	beforeAll(async () => {
-		hooks = await startHooksStandIn(API_KEY);
-	});
-	afterAll(() => hooks.close());
 	beforeEach(() => {
-		hooks.subscriptions.length = 0;
-		hooks.requests.length = 0;
-	});
-	const setup = (events: string[], parameters: Record<string, unknown>, staticData: IDataObject = {}): HookSetup => ({
-		baseUrl: hooks.url,
-		apiKey: API_KEY,
-		events,
-		webhookUrl: URL,
-		staticData,
-		parameters,
+		hooks = standIn.hooks();
 	});
 
 	it('offers Item Deleted', () => {
@@ -232,13 +218,7 @@ describe('Stageline Trigger: filters and new events', () => {
 	it('deliveries pass previous values (tasks too) and deleted_at through to the run', async () => {
 		const secret = `whsec_${crypto.randomBytes(32).toString('base64')}`;
 		const staticData: IDataObject = { stageline: { [URL]: { 'task.updated': { id: 'wh1', secret }, 'item.deleted': { id: 'wh2', secret } } } };
-		const deliver = async (event: string, payload: object) => {
-			const raw = Buffer.from(JSON.stringify(payload));
-			const ts = String(Math.floor(Date.now() / 1000));
-			const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': ts, 'webhook-signature': signatureOf(secret, 'evt_1', ts, raw), 'x-webhook-event': event };
-			const written: WrittenResponse = {};
-			return new StagelineTrigger().webhook.call(webhookContext({ headers, rawBody: raw }, { events: ['task.updated', 'item.deleted'] }, staticData, written));
-		};
+		const deliver = (event: string, payload: object) => deliverSigned(secret, event, payload, ['task.updated', 'item.deleted'], staticData);
 		const taskChange = { task_id: 't1', item_id: null, changed_fields: ['item_id'], previous: { item_id: 'i9' } };
 		expect((await deliver('task.updated', taskChange)).workflowData).toEqual([[{ json: { event: 'task.updated', ...taskChange } }]]);
 		const deleted = { ...ITEM, deleted_at: '2026-11-26T10:00:00.000Z' };

@@ -6,7 +6,7 @@
  * problem's `code`, `detail`, `errors`, `current_version`, `matches`; a network failure says which origin was
  * unreachable, never the key.
  */
-import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type TaskListQuery } from "@stageline/client";
+import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type NoteListQuery, type TaskListQuery } from "@stageline/client";
 import type { Scope } from "@stageline/shared";
 import { OperationError, toolProblemOfProblem, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
 
@@ -64,6 +64,12 @@ export function clientOperations(client: Stageline, origin: string): StagelineOp
     getTask: (id) => g(() => client.tasks.get(id)),
     createTask: (body, key) => g(() => client.tasks.create(body, keyed(key))),
     updateTask: (id, body) => g(() => client.tasks.update(id, body)),
+    listNotes: ({ pinned, ...rest }) =>
+      g(async () => pageOf(await client.notes.list({ ...rest, ...(pinned === undefined ? {} : { pinned: String(pinned) }) } as NoteListQuery))),
+    createNote: (body, key) => g(() => client.notes.create(body, keyed(key))),
+    updateNote: (id, body) => g(() => client.notes.update(id, body)),
+    deleteNote: (id, version) => g(() => client.notes.delete(id, version === undefined ? {} : { version })),
+    listUsers: (request) => g(async () => pageOf(await client.users.list(request))),
     describePipelines: () =>
       g(async () => {
         const pipelines = await client.pipelines.list();

@@ -8,11 +8,11 @@ import { IDEMPOTENCY_KEY_PATTERN } from "@stageline/shared";
 
 /** Sentence the description of every create tool and of upsert_item ends with. */
 export const IDEMPOTENCY_ADVICE =
-  "Pass an idempotency_key and reuse it when repeating a call whose result you did not see: the first result comes back, no duplicate.";
+  "Pass an idempotency_key; reuse it to repeat a call whose result you did not see (no duplicate).";
 
 /** The optional `idempotency_key` argument (1..255 printable ASCII). */
 export const idempotencyKeyArg = z
   .string()
   .regex(IDEMPOTENCY_KEY_PATTERN, { error: "idempotency_key must be 1 to 255 printable ASCII characters." })
   .optional()
-  .describe("Unique per intended write; reuse it on retry.");
+  .describe("Unique per write; reuse on retry.");

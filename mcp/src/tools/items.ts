@@ -26,25 +26,25 @@ export function describeItem(item: Partial<Item>): string {
   return `${item.short_id ?? item.item_id} "${item.name ?? ""}"${place ? ` (${place}${item.version ? `, version ${item.version}` : ""})` : ""}`;
 }
 
-const itemIdArg = { item_id: idField("item_id").describe("The item's item_id.") };
+const itemIdArg = { item_id: idField("item_id") };
 
 /**
  * What the item tools say of `metadata`: fewer tokens than the API document's sentence (whose U+0000 rule is the whole
  * API's, see tool-schema.ts). The schemas stay the contract's own (same validation).
  */
-const METADATA_DESCRIPTION = "Custom field values by field key (see describe_pipelines).";
+const METADATA_DESCRIPTION = "Custom field values by key (see describe_pipelines).";
 const metadataArg = { metadata: ItemCreateSchema.shape.metadata.describe(METADATA_DESCRIPTION) };
 
 export const listItems = defineTool({
   name: "list_items",
   title: "List items",
   description:
-    "Find items (deals, candidates, tickets), newest first, by pipeline_id, stage_id, status_id, short_id (e.g. SALES-12), exact name, q (name contains), created_after/updated_after. Ask only the fields you need; page with next_cursor.",
+    "Find items (deals, candidates, tickets), newest first. name: exact; q: name contains; short_id e.g. SALES-12.",
   toolset: "items",
   scope: "items:read",
   operations: ["listItems"],
   annotations: READ,
-  input: z.strictObject({ ...itemListFilters, ...pagingArgs, fields: fieldsArg('["name","stage","version"]') }),
+  input: z.strictObject({ ...itemListFilters, ...pagingArgs, fields: fieldsArg('["name","stage"]') }),
   output: z.object({ items: z.array(ItemSchema.partial().required({ item_id: true })), next_cursor: nextCursor }),
   async run(ops, { fields, ...request }) {
     const page = await ops.listItems(request);
@@ -56,7 +56,7 @@ export const listItems = defineTool({
 export const getItem = defineTool({
   name: "get_item",
   title: "Get an item",
-  description: "Read one item by item_id: pipeline, stage, status, custom fields, version.",
+  description: "Read one item by item_id (custom fields, version).",
   toolset: "items",
   scope: "items:read",
   operations: ["getItem"],
@@ -70,7 +70,7 @@ export const getItem = defineTool({
 export const createItem = defineTool({
   name: "create_item",
   title: "Create an item",
-  description: `Create an item in a pipeline stage (ids from describe_pipelines). Check check_duplicates first, or use upsert_item to create-or-update. ${IDEMPOTENCY_ADVICE}`,
+  description: `Create an item in a pipeline stage (ids from describe_pipelines). Run check_duplicates first, or use upsert_item. ${IDEMPOTENCY_ADVICE}`,
   toolset: "items",
   scope: "items:write",
   operations: ["createItem"],
@@ -85,7 +85,7 @@ export const updateItem = defineTool({
   name: "update_item",
   title: "Update an item",
   description:
-    "Change an item's name, stage, status, contact, source or custom fields. Pass version (from get_item): a concurrent change is then refused (version_conflict, current_version), not overwritten.",
+    "Change an item's fields or move it. Pass version (from get_item): a concurrent change is then refused (version_conflict), not overwritten.",
   toolset: "items",
   scope: "items:write",
   operations: ["updateItem"],
@@ -100,7 +100,7 @@ export const checkDuplicates = defineTool({
   name: "check_duplicates",
   title: "Check for duplicate items",
   description:
-    "Before create_item: existing items of a pipeline matching a name or custom field values under its duplicate rules, best first, with matched_on.",
+    "Before create_item: items of a pipeline matching a name or custom fields under its duplicate rules, best first.",
   toolset: "items",
   scope: "items:read",
   operations: ["checkDuplicateItems"],
@@ -138,7 +138,7 @@ export const deleteItem = defineTool({
 export const upsertItem = defineTool({
   name: "upsert_item",
   title: "Create or update an item",
-  description: `Create-or-update, to sync a record: atomically updates the item matching the pipeline's duplicate rule (e.g. same email), else creates it. Errors: ambiguous_match (update one of matches by id); upsert_unavailable (no duplicate rule, or its fields missing: use create_item). ${IDEMPOTENCY_ADVICE}`,
+  description: `To sync a record: atomically updates the item the pipeline's duplicate rule matches (e.g. same email), else creates it. Errors: ambiguous_match (update one of matches); upsert_unavailable (no rule or its fields missing: use create_item). ${IDEMPOTENCY_ADVICE}`,
   toolset: "items",
   scope: "items:write",
   operations: ["upsertItem"],

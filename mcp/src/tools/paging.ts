@@ -13,7 +13,7 @@ export const MAX_TOOL_LIMIT = 100;
 
 /** `limit`, `cursor` of a list tool. */
 export const pagingArgs = {
-  limit: z.number().int().min(1).max(MAX_TOOL_LIMIT).default(DEFAULT_TOOL_LIMIT).describe(`Page size, 1..${MAX_TOOL_LIMIT}.`),
+  limit: z.number().int().min(1).max(MAX_TOOL_LIMIT).default(DEFAULT_TOOL_LIMIT),
   cursor: cursorField.optional().describe("next_cursor of the previous page."),
 };
 
@@ -24,7 +24,7 @@ export function fieldsArg(example: string) {
     .min(1)
     .max(100)
     .optional()
-    .describe(`Return only these fields (fewer tokens), e.g. ${example}.`);
+    .describe(`Only these fields (fewer tokens), e.g. ${example}.`);
 }
 
 /** The list result shape `{ <key>: record[], next_cursor }` (CONTRACT "MCP server", "Results"). */

@@ -14,26 +14,13 @@ export function describeTask(task: Partial<Task>): string {
   return `"${task.title ?? task.task_id}"${task.due_at ? ` due ${task.due_at}` : ""}${state}`;
 }
 
-const taskIdArg = { task_id: idField("task_id").describe("The task's task_id.") };
-
-/**
- * A task as these tools return it: the Task without `assignee` (CONTRACT "People"), which would cost 267 tokens of
- * tools/list over its 6,000-token budget (issue 30 item 6); `assigned_to` carries the id, and the people tooling of
- * the MCP surface decides how agents see users.
- */
-const McpTaskSchema = TaskSchema.omit({ assignee: true });
-
-/** `task` without `assignee` (the output schemas refuse members they do not list). */
-function mcpTask<T extends Partial<Task>>(task: T): Omit<T, "assignee"> {
-  const { assignee: _assignee, ...rest } = task;
-  return rest;
-}
+const taskIdArg = { task_id: idField("task_id") };
 
 export const listTasks = defineTool({
   name: "list_tasks",
   title: "List tasks",
   description:
-    "Find tasks (calls, emails, meetings, to-dos), newest first, by item_id, is_completed, assigned_to, due_before/due_after. Ask only the fields you need; page with next_cursor.",
+    "Find tasks (calls, emails, meetings, to-dos), newest first.",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["listTasks"],
@@ -42,12 +29,12 @@ export const listTasks = defineTool({
     ...taskListFilters,
     is_completed: booleanField("is_completed").optional(),
     ...pagingArgs,
-    fields: fieldsArg('["title","due_at","is_completed"]'),
+    fields: fieldsArg('["title","due_at"]'),
   }),
-  output: z.object({ tasks: z.array(McpTaskSchema.partial().required({ task_id: true })), next_cursor: nextCursor }),
+  output: z.object({ tasks: z.array(TaskSchema.partial().required({ task_id: true })), next_cursor: nextCursor }),
   async run(ops, { fields, ...request }) {
     const page = await ops.listTasks(request);
-    return { tasks: page.data.map((task) => mcpTask(project(task, "task_id", fields))) as Task[], next_cursor: page.next_cursor };
+    return { tasks: page.data.map((task) => project(task, "task_id", fields)) as Task[], next_cursor: page.next_cursor };
   },
   summary: (r) => countLine(r.tasks.length, "task", r.next_cursor),
 });
@@ -55,42 +42,42 @@ export const listTasks = defineTool({
 export const getTask = defineTool({
   name: "get_task",
   title: "Get a task",
-  description: "Read one task by task_id: title, due_at, assignee, completion and its item.",
+  description: "Read one task by task_id (assignee, due, item).",
   toolset: "tasks",
   scope: "tasks:read",
   operations: ["getTask"],
   annotations: READ,
   input: z.strictObject(taskIdArg),
-  output: McpTaskSchema,
-  run: async (ops, { task_id }) => mcpTask(await ops.getTask(task_id)),
+  output: TaskSchema,
+  run: (ops, { task_id }) => ops.getTask(task_id),
   summary: (task) => `Task ${describeTask(task)}.`,
 });
 
 export const createTask = defineTool({
   name: "create_task",
   title: "Create a task",
-  description: `Create a task (follow-up, call, email, meeting, to-do) for someone, optionally on an item (item_id). ${IDEMPOTENCY_ADVICE}`,
+  description: `Create a task (call, email, meeting, to-do) for someone (see list_users), optionally on an item. ${IDEMPOTENCY_ADVICE}`,
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["createTask"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: TaskCreateSchema.extend({ idempotency_key: idempotencyKeyArg }),
-  output: McpTaskSchema,
-  run: async (ops, { idempotency_key, ...body }) => mcpTask(await ops.createTask(body, idempotency_key)),
+  output: TaskSchema,
+  run: (ops, { idempotency_key, ...body }) => ops.createTask(body, idempotency_key),
   summary: (task) => `Created task ${describeTask(task)}.`,
 });
 
 export const updateTask = defineTool({
   name: "update_task",
   title: "Update a task",
-  description: "Change a task's title, due_at, assignee, priority, notes, ... (to mark it done: complete_task).",
+  description: "Change a task's fields, e.g. reassign it (to mark it done: complete_task).",
   toolset: "tasks",
   scope: "tasks:write",
   operations: ["updateTask"],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: z.strictObject({ ...taskIdArg, ...TaskUpdateSchema.shape }),
-  output: McpTaskSchema,
-  run: async (ops, { task_id, ...body }) => mcpTask(await ops.updateTask(task_id, body)),
+  output: TaskSchema,
+  run: (ops, { task_id, ...body }) => ops.updateTask(task_id, body),
   summary: (task) => `Updated task ${describeTask(task)}.`,
 });
 
@@ -103,7 +90,7 @@ export const completeTask = defineTool({
   operations: ["updateTask"],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: z.strictObject(taskIdArg),
-  output: McpTaskSchema,
-  run: async (ops, { task_id }) => mcpTask(await ops.updateTask(task_id, { is_completed: true })),
+  output: TaskSchema,
+  run: (ops, { task_id }) => ops.updateTask(task_id, { is_completed: true }),
   summary: (task) => `Completed task ${describeTask(task)}.`,
 });

@@ -16,7 +16,7 @@ import { READ, defineTool } from "../tool-definition";
 import { IDEMPOTENCY_ADVICE, idempotencyKeyArg } from "./idempotency";
 import { countLine, nextCursor, pagingArgs } from "./paging";
 
-const webhookIdArg = { webhook_id: idField("webhook_id").describe("The subscription's id.") };
+const webhookIdArg = { webhook_id: idField("webhook_id") };
 
 export const subscribeWebhook = defineTool({
   name: "subscribe_webhook",

@@ -1,6 +1,6 @@
 /**
- * Node `Stageline` (type `stageline`, issue 18): items, tasks and pipelines of the Stageline external API
- * (spec "Endpoints"). Programmatic: each input item runs one operation (actions/*), whose errors become that item's
+ * Node `Stageline` (type `stageline`, issue 18): items, tasks, notes (issue 30) and pipelines of the Stageline
+ * external API (spec "Endpoints"; CONTRACT "Notes"). Programmatic: each input item runs one operation (actions/*), whose errors become that item's
  * output `{ error, details: { description, httpCode } }` under On Error → Continue (regular output) or Continue
  * (using error output) (the error branch).
  */
@@ -15,14 +15,16 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { itemHandlers } from './actions/item';
+import { noteHandlers } from './actions/note';
 import { pipelineHandlers } from './actions/pipeline';
 import { taskHandlers } from './actions/task';
 import type { OperationHandlers } from './actions/types';
 import { itemFields, itemOperations } from './descriptions/item';
+import { noteFields, noteOperations } from './descriptions/note';
 import { pipelineFields, pipelineOperations } from './descriptions/pipeline';
 import { taskFields, taskOperations } from './descriptions/task';
 import { getPipelines, getStages, getStatuses } from './methods/loadOptions';
-import { searchItems, searchTasks } from './methods/listSearch';
+import { searchItems, searchTasks, searchUsers } from './methods/listSearch';
 import {
 	getCustomFieldsForCreate,
 	getCustomFieldsForMatch,
@@ -33,6 +35,7 @@ import {
 const HANDLERS: Record<string, OperationHandlers> = {
 	item: itemHandlers,
 	task: taskHandlers,
+	note: noteHandlers,
 	pipeline: pipelineHandlers,
 };
 
@@ -44,7 +47,7 @@ export class Stageline implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Create, update and find items and tasks in Stageline pipelines',
+		description: 'Create, update and find items, tasks and notes in Stageline pipelines',
 		defaults: { name: 'Stageline' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -58,6 +61,7 @@ export class Stageline implements INodeType {
 				noDataExpression: true,
 				options: [
 					{ name: 'Item', value: 'item' },
+					{ name: 'Note', value: 'note' },
 					{ name: 'Pipeline', value: 'pipeline' },
 					{ name: 'Task', value: 'task' },
 				],
@@ -67,6 +71,8 @@ export class Stageline implements INodeType {
 			...itemFields,
 			...taskOperations,
 			...taskFields,
+			...noteOperations,
+			...noteFields,
 			...pipelineOperations,
 			...pipelineFields,
 		],
@@ -74,7 +80,7 @@ export class Stageline implements INodeType {
 
 	methods = {
 		loadOptions: { getPipelines, getStages, getStatuses },
-		listSearch: { searchItems, searchTasks },
+		listSearch: { searchItems, searchTasks, searchUsers },
 		resourceMapping: { getCustomFieldsForCreate, getCustomFieldsForUpdate, getCustomFieldsForMatch },
 	};
 

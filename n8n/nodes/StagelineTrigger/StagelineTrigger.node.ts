@@ -18,7 +18,7 @@ import { getChangedFieldFilter, getStageFilter } from './filter-options';
 import { getPipelineFilter } from './pipeline-filter';
 import { checkExists, create, deleteSubscriptions } from './subscriptions';
 
-/** The seven events (CONTRACT "Events and deliveries"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
+/** The ten events (CONTRACT "Events and deliveries", "Notes"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
 export const TRIGGER_EVENTS: ReadonlyArray<{ name: string; value: EventName; description: string }> = [
 	{ name: 'Item Created', value: 'item.created', description: 'A new item was created' },
 	{ name: 'Item Updated', value: 'item.updated', description: 'An item changed (any field)' },
@@ -27,6 +27,9 @@ export const TRIGGER_EVENTS: ReadonlyArray<{ name: string; value: EventName; des
 	{ name: 'Task Created', value: 'task.created', description: 'A new task was created' },
 	{ name: 'Task Updated', value: 'task.updated', description: 'A task changed' },
 	{ name: 'Task Completed', value: 'task.completed', description: 'A task was marked completed' },
+	{ name: 'Note Created', value: 'note.created', description: 'A note was added to an item' },
+	{ name: 'Note Updated', value: 'note.updated', description: 'A note\'s text or pin changed' },
+	{ name: 'Note Deleted', value: 'note.deleted', description: 'A note was deleted (its last values and deleted_at)' },
 ];
 
 export class StagelineTrigger implements INodeType {
@@ -37,7 +40,7 @@ export class StagelineTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when items or tasks change in Stageline',
+		description: 'Starts the workflow when items, tasks or notes change in Stageline',
 		defaults: { name: 'Stageline Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -60,7 +63,7 @@ export class StagelineTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
 				default: '',
 				description:
-					'Only events of this pipeline start the workflow: item events of its items, task events of tasks linked to one of its items (a task without an item then never starts it). All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Only events of this pipeline start the workflow: item events of its items, note events of notes on its items, task events of tasks linked to one of its items (a task without an item then never starts it). All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 			{
 				displayName: 'Stage Name or ID',
@@ -78,7 +81,7 @@ export class StagelineTrigger implements INodeType {
 				typeOptions: { loadOptionsMethod: 'getChangedFieldFilter', loadOptionsDependsOn: ['events', 'pipelineId'] },
 				default: [],
 				description:
-					'Item Updated and Task Updated start the workflow only when one of these fields changed (item fields for items, task fields for tasks); empty for every change. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+					'Item Updated, Task Updated and Note Updated start the workflow only when one of these fields changed (item fields for items, task fields for tasks, note fields for notes); empty for every change. Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			},
 		],
 	};

@@ -4,7 +4,7 @@
  * node's secrets, or is older or newer than 5 minutes, is answered 401 and starts no run. A verified delivery of an
  * event the node no longer listens to is answered 200 and starts no run (a 4xx would make Stageline record a
  * failure). Otherwise the run gets one item: `{ event, ...payload }` (with `changed_fields` and `previous` for updates,
- * `deleted_at` for item.deleted, as delivered). The Pipeline / Stage / field options are the subscription's filter
+ * `deleted_at` for item.deleted and note.deleted, as delivered). The Pipeline / Stage / field options are the subscription's filter
  * (filter.ts): Stageline sends nothing else, so deliveries are not filtered again here.
  */
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';

@@ -1,14 +1,15 @@
 /**
  * The trigger's filter dropdowns (`loadOptions`): Stage ("Any Stage" first, then the stages of the chosen pipeline) and
  * "Only When These Fields Change" (for Item Updated: the built-in item fields and the custom fields of the chosen
- * pipeline, or of every pipeline; for Task Updated: the task fields), each value prefixed `item:` / `task:` (filter.ts).
+ * pipeline, or of every pipeline; for Task Updated: the task fields; for Note Updated: body and pinned), each value
+ * prefixed `item:` / `task:` / `note:` (filter.ts).
  */
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import type { Pipeline, PipelineField } from '@stageline/shared';
 import { apiPath } from '../shared/server-url';
 import { apiJson, listAll } from '../shared/transport';
 import { currentValue, getStages } from '../Stageline/methods/loadOptions';
-import { ITEM_CHANGE_FIELDS, TASK_CHANGE_FIELDS } from './filter';
+import { ITEM_CHANGE_FIELDS, NOTE_CHANGE_FIELDS, TASK_CHANGE_FIELDS } from './filter';
 
 /** The option meaning "no stage filter". */
 export const ANY_STAGE: INodePropertyOptions = { name: 'Any Stage', value: '' };
@@ -32,6 +33,8 @@ const LABELS: Record<string, string> = {
 	notes: 'Notes',
 	duration_minutes: 'Duration (Minutes)',
 	reminder_minutes: 'Reminder (Minutes)',
+	body: 'Body',
+	pinned: 'Pinned',
 };
 
 /** [Any Stage, ...stages of the chosen pipeline]. @throws NodeApiError as the transport does. */
@@ -68,6 +71,9 @@ export async function getChangedFieldFilter(this: ILoadOptionsFunctions): Promis
 	}
 	if (chosen.includes('task.updated')) {
 		for (const key of TASK_CHANGE_FIELDS) options.push({ name: `Task: ${LABELS[key]}`, value: `task:${key}` });
+	}
+	if (chosen.includes('note.updated')) {
+		for (const key of NOTE_CHANGE_FIELDS) options.push({ name: `Note: ${LABELS[key]}`, value: `note:${key}` });
 	}
 	return options;
 }

@@ -1,9 +1,9 @@
 /**
  * The server-side filter of each subscription the trigger makes (CONTRACT "Subscription filters (REST hooks)"), from
  * the node's parameters: Pipeline (item events: items of that pipeline; task events: tasks linked to an item of it, so
- * a task without an item does not start the workflow when a Pipeline is chosen), Stage (item events: items in that
- * stage after the change; needs the pipeline) and "Only When These Fields Change" (values `item:<field>` apply to
- * Item Updated, `task:<field>` to Task Updated). Stageline then sends only the events the workflow wants: a
+ * a task without an item does not start the workflow when a Pipeline is chosen; note events: notes on an item of it),
+ * Stage (item events: items in that stage after the change; needs the pipeline) and "Only When These Fields Change"
+ * (values `item:<field>` apply to Item Updated, `task:<field>` to Task Updated, `note:<field>` to Note Updated). Stageline then sends only the events the workflow wants: a
  * filtered-out event creates no delivery, so the node does not filter after delivery. Pure.
  */
 import type { EventName, WebhookFilter } from '@stageline/shared';
@@ -27,8 +27,11 @@ export const TASK_CHANGE_FIELDS = [
 	'reminder_minutes',
 ] as const;
 
+/** CONTRACT "Notes": the note fields `changed_fields` of note.updated names (NOTE_CHANGE_FIELDS of @stageline/shared). */
+export const NOTE_CHANGE_FIELDS = ['body', 'pinned'] as const;
+
 /** The prefix of a changed-field choice, by the event it applies to. */
-export const FIELD_PREFIX: Partial<Record<EventName, string>> = { 'item.updated': 'item:', 'task.updated': 'task:' };
+export const FIELD_PREFIX: Partial<Record<EventName, string>> = { 'item.updated': 'item:', 'task.updated': 'task:', 'note.updated': 'note:' };
 
 /** The filter parameters of the node. */
 export interface FilterParameters {

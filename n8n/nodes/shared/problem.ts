@@ -82,7 +82,7 @@ function advice(status: number, problem: Partial<Problem>): string {
 			return 'Stageline could not find it. Check the ID given to this node; it may have been deleted or belong to another company.';
 		case 409: {
 			const now = problem.current_version === undefined ? 'a newer version' : `version ${problem.current_version}`;
-			return `The item changed since it was read: Stageline now has ${now}, but this node sent a different Version. Read the item right before this node and use its version, or leave Version empty to update (or delete) regardless.`;
+			return `The item (or note) changed since it was read: Stageline now has ${now}, but this node sent a different Version. Read it right before this node and use its version, or leave Version empty to update (or delete) regardless.`;
 		}
 		case 413:
 			return 'The request is too large for Stageline (the limit is 1 MiB). Send shorter texts.';

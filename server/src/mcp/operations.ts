@@ -1,5 +1,6 @@
 /**
- * The MCP tools' operations in-process (CONTRACT "MCP server"): `StagelineOperations` of @stageline/mcp for one
+ * The MCP tools' operations in-process (CONTRACT "MCP server"; the notes and people tools: CONTRACT "Notes",
+ * "People"): `StagelineOperations` of @stageline/mcp for one
  * authenticated API key, calling the service layer as the REST routes do (same parsing with the contract schemas,
  * same scope checks, same idempotency keys through `createIdempotently`, the upsert included, so a key means the same
  * on both edges), so `/v1/ext/mcp` never calls the server over HTTP. A DomainError becomes an `OperationError` with
@@ -15,12 +16,17 @@ import {
   ItemListQuerySchema,
   ItemUpdateSchema,
   ItemUpsertSchema,
+  NoteCreateSchema,
+  NoteDeleteQuerySchema,
+  NoteListQuerySchema,
+  NoteUpdateSchema,
   PageQuerySchema,
   TaskCreateSchema,
   TaskListQuerySchema,
   TaskUpdateSchema,
   UPSERT_RESULT_HEADER,
   UPSERT_RESULTS,
+  UserListQuerySchema,
   WebhookSubscribeSchema,
   parseInput,
   type Item,
@@ -39,9 +45,12 @@ import { deleteItem } from "../services/item-delete";
 import { toItemResponse } from "../services/item-format";
 import { upsertHeaders, upsertItem } from "../services/item-upsert";
 import * as items from "../services/items";
+import { toNoteResponse } from "../services/note-format";
+import * as notes from "../services/notes";
 import { toPage } from "../services/keyset-page";
 import * as pipelines from "../services/pipelines";
 import * as tasks from "../services/tasks";
+import { encodeDirectoryCursor, listPeople } from "../services/user-directory";
 import * as hooks from "../services/webhook-subscriptions";
 
 /** The problem of a DomainError as a tool reports it. */
@@ -65,6 +74,12 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
 function pageOf<R extends KeysetPosition, T>(rows: R[], limit: number, format: (row: R) => T): Page<T> {
   const page = toPage(rows, limit);
   return { data: page.items.map(format), next_cursor: page.next };
+}
+
+/** As `pageOf`, for a list in another keyset order: `cursorOf` makes the next page's cursor from a page's last row. */
+function pageOrderedBy<R, T>(rows: R[], limit: number, cursorOf: (last: R) => string, format: (row: R) => T): Page<T> {
+  const page = rows.slice(0, limit);
+  return { data: page.map(format), next_cursor: rows.length > limit ? cursorOf(page[page.length - 1]!) : null };
 }
 
 /** The request the operations serve, beside its key. */
@@ -175,6 +190,25 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, request:
         create("/tasks", body, key, (claim) => tasks.createTask(ctx, companyId, auth.keyId, parseInput(TaskCreateSchema, body), claim)),
       ),
     updateTask: (taskId, body) => op(["tasks:write"], () => tasks.updateTask(ctx, companyId, taskId, parseInput(TaskUpdateSchema, body))),
+    listNotes: (request) =>
+      op(["items:read"], async () => {
+        const { pinned, ...rest } = request;
+        const query = parseInput(NoteListQuerySchema, { ...rest, pinned: pinned === undefined ? undefined : String(pinned) }, "arguments");
+        return pageOf(await notes.listNotes(ctx, companyId, query), query.limit, toNoteResponse);
+      }),
+    createNote: (body, key) =>
+      op(["items:write"], () => create("/notes", body, key, (claim) => notes.createNote(ctx, companyId, auth.keyId, parseInput(NoteCreateSchema, body), claim))),
+    updateNote: (noteId, body) => op(["items:write"], () => notes.updateNote(ctx, companyId, noteId, parseInput(NoteUpdateSchema, body))),
+    deleteNote: (noteId, version) =>
+      op(["items:write"], async () => {
+        const query = parseInput(NoteDeleteQuerySchema, { version }, "arguments");
+        await notes.deleteNote(ctx, companyId, noteId, query.version);
+      }),
+    listUsers: (request) =>
+      op("any", async () => {
+        const query = parseInput(UserListQuerySchema, request, "arguments");
+        return pageOrderedBy(await listPeople(ctx.prisma, companyId, query), query.limit, encodeDirectoryCursor, (row) => row.user);
+      }),
     describePipelines: () =>
       op("any", async () => {
         const list = await pipelines.listPipelines(ctx.prisma, companyId);

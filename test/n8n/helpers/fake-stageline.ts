@@ -13,9 +13,14 @@ import {
 	ItemUpsertSchema,
 	ItemListQuerySchema,
 	ItemUpdateSchema,
+	NoteCreateSchema,
+	NoteDeleteQuerySchema,
+	NoteListQuerySchema,
+	NoteUpdateSchema,
 	TaskCreateSchema,
 	TaskListQuerySchema,
 	TaskUpdateSchema,
+	UserListQuerySchema,
 	isIdempotencyKey,
 } from '@stageline/shared';
 
@@ -35,6 +40,11 @@ const CONTRACT: Array<{ method: string; path: RegExp; body?: ZodType; query?: Zo
 	{ method: 'POST', path: /^\/v1\/ext\/tasks$/, body: TaskCreateSchema, idempotent: true },
 	{ method: 'PATCH', path: /^\/v1\/ext\/tasks\/[^/]+$/, body: TaskUpdateSchema },
 	{ method: 'GET', path: /^\/v1\/ext\/tasks$/, query: TaskListQuerySchema },
+	{ method: 'POST', path: /^\/v1\/ext\/notes$/, body: NoteCreateSchema, idempotent: true },
+	{ method: 'PATCH', path: /^\/v1\/ext\/notes\/[^/]+$/, body: NoteUpdateSchema },
+	{ method: 'DELETE', path: /^\/v1\/ext\/notes\/[^/]+$/, query: NoteDeleteQuerySchema },
+	{ method: 'GET', path: /^\/v1\/ext\/notes$/, query: NoteListQuerySchema },
+	{ method: 'GET', path: /^\/v1\/ext\/users$/, query: UserListQuerySchema },
 ];
 
 /** What the contract says is wrong with `request` (empty: nothing). */

@@ -8,6 +8,10 @@ import crypto from 'node:crypto';
 import { WebhookSubscribeSchema } from '@stageline/shared';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { IDataObject, IWebhookResponseData } from 'n8n-workflow';
+import { signatureOf } from '../../../n8n/nodes/StagelineTrigger/signature';
+import { StagelineTrigger } from '../../../n8n/nodes/StagelineTrigger/StagelineTrigger.node';
+import { webhookContext, type HookSetup, type WrittenResponse } from './trigger-context';
 
 /** One stored subscription (the shape GET returns). */
 export interface StandInSubscription {
@@ -88,4 +92,50 @@ export async function startHooksStandIn(apiKey: string): Promise<HooksStandIn> {
 		failSubscribeFor,
 		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
 	};
+}
+
+/**
+ * Test-suite plumbing for trigger tests against the stand-in: starts it before the suite (API key `sl_test_key`),
+ * clears its subscriptions and requests before each test, closes it after, and builds a `HookSetup` of the node's
+ * production webhook URL for `events` and `parameters`.
+ */
+export function useHooksStandIn(): {
+	hooks: () => HooksStandIn;
+	setup: (events: string[], parameters: Record<string, unknown>, staticData?: IDataObject) => HookSetup;
+	url: string;
+} {
+	const apiKey = 'sl_test_key';
+	const url = 'http://127.0.0.1:5678/webhook/abc/webhook';
+	let hooks: HooksStandIn;
+	beforeAll(async () => {
+		hooks = await startHooksStandIn(apiKey);
+	});
+	afterAll(() => hooks.close());
+	beforeEach(() => {
+		hooks.subscriptions.length = 0;
+		hooks.requests.length = 0;
+	});
+	return {
+		hooks: () => hooks,
+		url,
+		setup: (events, parameters, staticData = {}) => ({ baseUrl: hooks.url, apiKey, events, webhookUrl: url, staticData, parameters }),
+	};
+}
+
+/**
+ * Delivers `payload` as `event` to the trigger's `webhook()`, signed with `secret` as Stageline signs it (now), for a
+ * node listening to `events` with `staticData` (which holds the subscriptions' secrets).
+ */
+export async function deliverSigned(
+	secret: string,
+	event: string,
+	payload: object,
+	events: string[],
+	staticData: IDataObject,
+): Promise<IWebhookResponseData> {
+	const raw = Buffer.from(JSON.stringify(payload));
+	const ts = String(Math.floor(Date.now() / 1000));
+	const headers = { 'webhook-id': 'evt_1', 'webhook-timestamp': ts, 'webhook-signature': signatureOf(secret, 'evt_1', ts, raw), 'x-webhook-event': event };
+	const written: WrittenResponse = {};
+	return new StagelineTrigger().webhook.call(webhookContext({ headers, rawBody: raw }, { events }, staticData, written));
 }

@@ -10,24 +10,27 @@ import { apiJson, compact, listAll } from '../../shared/transport';
 import { TASK_LIST_FILTERS, TASK_WRITE_FIELDS, toContract } from '../descriptions/contract-keys';
 import { toOffsetDateTime } from './date-time';
 import { createWithKey } from './idempotency-key';
+import { pickedValue } from './picker-value';
 import { requireChanges } from './require-changes';
 import type { OperationHandlers } from './types';
 
 /** Date-time parameters of tasks (sent as ISO 8601 text with an offset). */
 const DATE_TIME_PARAMS = ['dueAt', 'dueBefore', 'dueAfter'];
 
+/** Pickers of tasks (resource locators): the item, and the assignee (a user from the list, or any identifier). */
+const PICKER_PARAMS = ['itemId', 'assignedTo'];
+
 /**
  * Parameter values with date-times as ISO text with an offset (zone-less ones read in `zone`, the workflow's time
- * zone) and the item picker's value extracted.
+ * zone) and the pickers' values extracted (an assignee saved as text before it was a picker stays as it was).
  */
 function normalise(values: IDataObject, zone: string): IDataObject {
 	const out: IDataObject = { ...values };
 	for (const name of DATE_TIME_PARAMS) {
 		if (name in out) out[name] = toOffsetDateTime(out[name], zone);
 	}
-	const itemId = out.itemId as unknown;
-	if (itemId !== null && typeof itemId === 'object' && 'value' in (itemId as IDataObject)) {
-		out.itemId = (itemId as IDataObject).value;
+	for (const name of PICKER_PARAMS) {
+		if (name in out) out[name] = pickedValue(out[name]) as IDataObject[string];
 	}
 	return out;
 }

@@ -1,6 +1,6 @@
 /**
  * Parameter builders shared by the resources' descriptions: dropdowns of pipelines, stages and statuses, pickers of
- * items and tasks (resource locators with `listSearch`), Return All / Limit.
+ * items, tasks and users (resource locators with `listSearch`), Return All / Limit.
  */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
@@ -32,12 +32,19 @@ export function dropdown(
 	};
 }
 
-/** A picker of one item or task: searchable list (paged) or an ID. */
+/** The typed-in mode of a picker. */
+interface IdMode {
+	displayName: string;
+	placeholder: string;
+}
+
+/** A picker of one item or task: searchable list (paged) or an ID (`idMode`: how the typed-in mode is labelled). */
 export function picker(
 	displayName: string,
 	name: string,
 	searchListMethod: string,
 	extra: Partial<INodeProperties> = {},
+	idMode: IdMode = { displayName: 'ID', placeholder: 'e.g. 3f0c…' },
 ): INodeProperties {
 	return {
 		displayName,
@@ -51,10 +58,24 @@ export function picker(
 				type: 'list',
 				typeOptions: { searchListMethod, searchable: true },
 			},
-			{ displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. 3f0c…' },
+			{ displayName: idMode.displayName, name: 'id', type: 'string', placeholder: idMode.placeholder },
 		],
 		...extra,
 	};
+}
+
+/**
+ * The picker of a task's assignee (CONTRACT "People"): a user of the company from the list (GET /v1/ext/users; the
+ * value is the `user_id`, so the task's `assignee` shows the person), or any other identifier typed in (CONTRACT
+ * "Tasks": `assigned_to` is a free identifier), as before the list existed.
+ */
+export function userPicker(displayName: string, name: string, extra: Partial<INodeProperties> = {}): INodeProperties {
+	return picker(displayName, name, 'searchUsers', extra, { displayName: 'ID or Other Identifier', placeholder: 'e.g. maria@acme.example' });
+}
+
+/** The Version option of an update or delete (optimistic locking, CONTRACT "Responses" / "Notes"). */
+export function versionOption(description: string): INodeProperties {
+	return { displayName: 'Version', name: 'version', type: 'number', typeOptions: { minValue: 1 }, default: 1, description };
 }
 
 /** Return All and Limit for a list operation. */

@@ -100,3 +100,32 @@ export function toContract(map: Readonly<Record<string, string>>, values: Readon
 	}
 	return out;
 }
+
+/** Note create body (POST /v1/ext/notes, CONTRACT "Notes"): the Item picker, Body, and "Additional Fields" Pinned. */
+export const NOTE_CREATE_FIELDS = {
+	itemId: 'item_id',
+	body: 'body',
+	pinned: 'pinned',
+} as const;
+
+/** Note update body (PATCH /v1/ext/notes/{note_id}, CONTRACT "Notes"): "Update Fields". A note's item never changes. */
+export const NOTE_UPDATE_FIELDS = {
+	body: 'body',
+	pinned: 'pinned',
+	version: 'version',
+} as const;
+
+/** Note list filters (GET /v1/ext/notes, CONTRACT "Notes"): the "Filters" collection of Note → Get Many. */
+export const NOTE_LIST_FILTERS = {
+	itemId: 'item_id',
+	pinned: 'pinned',
+	updatedAfter: 'updated_after',
+} as const;
+
+/** Note delete query (DELETE /v1/ext/notes/{note_id}, CONTRACT "Notes"): the "Options" collection of Note → Delete. */
+export const NOTE_DELETE_QUERY = {
+	version: 'version',
+} as const;
+
+/** CONTRACT "Notes": the longest note body (NOTE_BODY_MAX of @stageline/shared). */
+export const NOTE_BODY_MAX = 65536;

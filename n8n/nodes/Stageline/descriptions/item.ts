@@ -4,7 +4,7 @@
  * (issue 18); custom fields come from the pipeline's blueprint through the resource mapper (methods/resourceMapping.ts).
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { dropdown, idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor } from './common';
+import { dropdown, idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor, versionOption } from './common';
 
 const show = (operations: string[]) => showFor('item', operations);
 
@@ -124,16 +124,7 @@ export const itemFields: INodeProperties[] = [
 		placeholder: 'Add Option',
 		default: {},
 		displayOptions: show(['delete']),
-		options: [
-			{
-				displayName: 'Version',
-				name: 'version',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 1,
-				description: 'Delete only if the item still has this version (else the node fails with a conflict and the item stays)',
-			},
-		],
+		options: [versionOption('Delete only if the item still has this version (else the node fails with a conflict and the item stays)')],
 	},
 	customFields(['update'], 'getCustomFieldsForUpdate', ['itemId.value']),
 	{
@@ -155,14 +146,7 @@ export const itemFields: INodeProperties[] = [
 				description:
 					'A status of the item\'s (new) stage. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 			}),
-			{
-				displayName: 'Version',
-				name: 'version',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: 1,
-				description: 'Update only if the item still has this version (else the node fails with a conflict)',
-			},
+			versionOption('Update only if the item still has this version (else the node fails with a conflict)'),
 		],
 	},
 

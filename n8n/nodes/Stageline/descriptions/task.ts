@@ -4,7 +4,7 @@
  */
 import type { INodeProperties } from 'n8n-workflow';
 import { TASK_PRIORITIES, TASK_TYPES } from './contract-keys';
-import { idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor } from './common';
+import { idempotencyKeyOption, operationsOf, picker, returnAllAndLimit, showFor, userPicker } from './common';
 
 const show = (operations: string[]) => showFor('task', operations);
 
@@ -91,16 +91,11 @@ export const taskFields: INodeProperties[] = [
 		description: 'When the task is due',
 		displayOptions: show(['create']),
 	},
-	{
-		displayName: 'Assigned To',
-		name: 'assignedTo',
-		type: 'string',
+	userPicker('Assigned To', 'assignedTo', {
 		required: true,
-		default: '',
-		placeholder: 'e.g. maria@acme.example',
-		description: 'Who does the task (a user of your company)',
+		description: 'Who does the task: a user of your company from the list, or another identifier',
 		displayOptions: show(['create']),
-	},
+	}),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -119,7 +114,7 @@ export const taskFields: INodeProperties[] = [
 		default: {},
 		displayOptions: show(['update']),
 		options: ([
-			{ displayName: 'Assigned To', name: 'assignedTo', type: 'string', default: '' },
+			userPicker('Assigned To', 'assignedTo'),
 			{ displayName: 'Due At', name: 'dueAt', type: 'dateTime', default: '' },
 			{ displayName: 'Title', name: 'title', type: 'string', default: '' },
 			...optionalTaskFields(),
@@ -134,7 +129,7 @@ export const taskFields: INodeProperties[] = [
 		default: {},
 		displayOptions: show(['getMany']),
 		options: [
-			{ displayName: 'Assigned To', name: 'assignedTo', type: 'string', default: '' },
+			userPicker('Assigned To', 'assignedTo'),
 			{ displayName: 'Due After', name: 'dueAfter', type: 'dateTime', default: '' },
 			{ displayName: 'Due Before', name: 'dueBefore', type: 'dateTime', default: '' },
 			{

@@ -1,10 +1,10 @@
 /**
- * Searchable pickers (`listSearch`) of items and tasks, pages of 100 (items: one page per call; tasks: up to four
- * pages when the filter matches nothing yet); n8n passes the `Link: rel="next"`
+ * Searchable pickers (`listSearch`) of items, tasks and users, pages of 100 (items: one page per call; tasks and
+ * users: up to four pages when the filter matches nothing yet); n8n passes the `Link: rel="next"`
  * URL back as `paginationToken` for the next page (CONTRACT "Lists": the cursor is opaque).
  */
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import type { Item, Task } from '@stageline/shared';
+import type { Item, Task, User } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
 import { listPage, type ListPage } from '../../shared/transport';
 
@@ -34,33 +34,66 @@ export async function searchItems(
 	};
 }
 
-/** Pages the task picker reads for one call when a filter matches nothing yet (each page is one request). */
+/** Pages the task and user pickers read for one call when a filter matches nothing yet (each page is one request). */
 export const TASK_PICKER_MAX_PAGES = 4;
 
 /**
- * Tasks: the list has no text search, so `filter` keeps the tasks whose title contains it (case-insensitive),
- * reading further pages (up to TASK_PICKER_MAX_PAGES per call) until one matches or the list ends; the next page's
- * URL is handed back as `paginationToken`. Each result is "title (due date)" with the task id as value.
+ * A picker over a list without text search: keeps the records `searchText` of which contains `filter`
+ * (case-insensitive), reading further pages (up to TASK_PICKER_MAX_PAGES per call) until one matches or the list
+ * ends; the next page's URL is handed back as `paginationToken`.
+ * @param resource the list's path under /v1/ext (`tasks`, `users`).
  */
-export async function searchTasks(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
+async function filteredPages<T>(
+	context: ILoadOptionsFunctions,
+	resource: string,
+	filter: string | undefined,
+	paginationToken: string | undefined,
+	searchText: (record: T) => string,
+	toResult: (record: T) => INodeListSearchResult['results'][number],
 ): Promise<INodeListSearchResult> {
 	const text = (filter ?? '').trim().toLowerCase();
 	const results: INodeListSearchResult['results'] = [];
 	let next: string | null = paginationToken ?? null;
 	for (let pages = 0; pages < TASK_PICKER_MAX_PAGES && results.length === 0; pages++) {
 		if (pages > 0 && next === null) break;
-		const page: ListPage<Task> = next
-			? await listPage<Task>(this, { url: next })
-			: await listPage<Task>(this, { url: apiPath('tasks'), qs: { limit: PICKER_PAGE_SIZE } });
-		for (const task of page.results) {
-			if (text === '' || task.title.toLowerCase().includes(text)) {
-				results.push({ name: `${task.title} (due ${task.due_at.slice(0, 10)})`, value: task.task_id });
-			}
+		const page: ListPage<T> = next
+			? await listPage<T>(context, { url: next })
+			: await listPage<T>(context, { url: apiPath(resource), qs: { limit: PICKER_PAGE_SIZE } });
+		for (const record of page.results) {
+			if (text === '' || searchText(record).toLowerCase().includes(text)) results.push(toResult(record));
 		}
 		next = page.next;
 	}
 	return { results, paginationToken: next ?? undefined };
+}
+
+/**
+ * Tasks: the list has no text search, so `filter` keeps the tasks whose title contains it (`filteredPages`). Each
+ * result is "title (due date)" with the task id as value.
+ */
+export async function searchTasks(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return filteredPages<Task>(this, 'tasks', filter, paginationToken, (task) => task.title, (task) => ({
+		name: `${task.title} (due ${task.due_at.slice(0, 10)})`,
+		value: task.task_id,
+	}));
+}
+
+/**
+ * Users of the company (GET /v1/ext/users, CONTRACT "People"), by name then email: the list has no text search, so
+ * `filter` keeps the users whose name or email contains it (`filteredPages`). Each result is "name (email)" (the
+ * email alone for a user without a display name) with the `user_id` as value.
+ */
+export async function searchUsers(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	return filteredPages<User>(this, 'users', filter, paginationToken, (user) => `${user.name ?? ''} ${user.email}`, (user) => ({
+		name: user.name ? `${user.name} (${user.email})` : user.email,
+		value: user.user_id,
+	}));
 }
