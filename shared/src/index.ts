@@ -21,3 +21,4 @@ export * from "./me";
 export * from "./admin";
 export * from "./notes";
 export * from "./users";
+export * from "./batch";

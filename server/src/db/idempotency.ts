@@ -269,3 +269,54 @@ function isMissingCompany(err: unknown): boolean {
   const violation = e?.code === "23503" || /foreign key/i.test(text);
   return violation && (e?.constraint === "idempotency_keys_company_id_fkey" || /idempotency_keys_company_id_fkey/.test(text));
 }
+
+/** A key held for the whole of a request that spans several transactions (`holdKeyForRequest`). */
+export interface HeldKey {
+  /** Gives the key up (and the connection that held it back to the pool). Never throws. */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the claim's key for a request made of several transactions (a non-atomic batch, CONTRACT "Batch writes":
+ * the key is claimed before any operation runs), without waiting. On PostgreSQL: the SESSION-level advisory lock of
+ * (company, key) on a connection of its own, held until `release`; it conflicts with the transaction-level lock the
+ * single creates take (`claimKey`, `claimCtes`) in every process, so a concurrent duplicate, batch or single, is "in
+ * use". On PGlite there is one process per data directory and one session, and the caller's in-process set of held
+ * keys (http/idempotency.ts) is what excludes a concurrent duplicate: nothing is taken here.
+ * @returns the held key, or null when another request holds it.
+ * @throws the driver's error (nothing is held then).
+ */
+export async function holdKeyForRequest(db: { pgPool?: import("pg").Pool }, claim: Pick<IdempotencyClaim, "companyId" | "key">): Promise<HeldKey | null> {
+  if (!db.pgPool) return { release: async () => undefined };
+  const client = await db.pgPool.connect();
+  const lock = advisoryLockId("$1::text", "$2::text");
+  try {
+    const { rows } = await client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${lock}) AS got`, [claim.companyId, claim.key]);
+    if (!rows[0]?.got) {
+      client.release();
+      return null;
+    }
+  } catch (err) {
+    client.release(err as Error);
+    throw err;
+  }
+  return {
+    release: async () => {
+      try {
+        await client.query(`SELECT pg_advisory_unlock(${lock})`, [claim.companyId, claim.key]);
+        client.release();
+      } catch (err) {
+        client.release(err as Error); // a broken connection is destroyed, and its session lock ends with it
+      }
+    },
+  };
+}
+
+/** The claim's unexpired stored response, or null. */
+export function findStoredResponse(prisma: PrismaClient, claim: Pick<IdempotencyClaim, "companyId" | "key">): Promise<StoredResponse | null> {
+  return queryOne<StoredRow>(
+    prisma,
+    `SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND expires_at > now()`,
+    [claim.companyId, claim.key],
+  ).then((row) => (row ? toStoredResponse(row) : null));
+}
