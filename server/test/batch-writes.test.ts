@@ -303,3 +303,21 @@ describe("tasks batch", () => {
     expect(await eventCount()).toBe(events);
   });
 });
+
+describe("batch erasure", () => {
+  it("deleting an item erases the stored response of the idempotent items batch that holds it (replays 410 payload_erased)", async () => {
+    const key = `batch-erase-${Math.random()}`;
+    const body = { operations: [{ op: "create", ...createBody({ name: "Secret name", metadata: { email: unique("erase") } }) }] };
+    const first = await api("POST", ITEMS, body, undefined, { "Idempotency-Key": key });
+    expect(first.status).toBe(200);
+    const otherKey = `batch-keep-${Math.random()}`;
+    const kept = await api("POST", ITEMS, { operations: [{ op: "create", ...createBody({ name: "Kept" }) }] }, undefined, { "Idempotency-Key": otherKey });
+    expect((await api("DELETE", `/v1/ext/items/${first.body.results[0].item.item_id}`)).status).toBe(204);
+    const replay = await api("POST", ITEMS, body, undefined, { "Idempotency-Key": key });
+    expect(replay.status).toBe(410);
+    expect(replay.body.code).toBe("payload_erased");
+    expect(JSON.stringify(replay.body)).not.toContain("Secret name");
+    const keptReplay = await api("POST", ITEMS, { operations: [{ op: "create", ...createBody({ name: "Kept" }) }] }, undefined, { "Idempotency-Key": otherKey });
+    expect(keptReplay.body).toEqual(kept.body);
+  });
+});

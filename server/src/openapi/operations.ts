@@ -252,7 +252,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
       BATCH_DESC,
     body: one(ItemBatchRequestSchema, ex.itemBatchRequestExample),
     success: { status: 200, description: "One result per operation, in operation order.", body: one(ItemBatchResponseSchema, ex.itemBatchResponseExample) },
-    errors: ["batch_failed"],
+    errors: ["batch_failed", "payload_erased"],
     idempotent: true,
     problemExtension: { code: "batch_failed", id: "ItemBatch", shape: { results: z.array(ItemBatchResultSchema).optional() } },
   },
