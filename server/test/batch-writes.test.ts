@@ -6,6 +6,7 @@
  * rate-limit unit per batch; `Idempotency-Key` over the whole batch (replay, reuse, concurrent duplicate); two atomic
  * batches touching the same items in opposite orders, concurrently (no deadlock). Both databases.
  */
+import { useProcessPair } from "./helpers/process-pair";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -321,3 +322,40 @@ describe("batch erasure", () => {
     expect(keptReplay.body).toEqual(kept.body);
   });
 });
+
+// Two processes on one database need PostgreSQL: the embedded PGlite belongs to the one process that opened it. The
+// key of a batch is then held by a session-level advisory lock (db/idempotency.ts `holdKeyForRequest`), not by the
+// process's own set of running keys.
+if (process.env.TEST_DATABASE_URL) {
+  describe("idempotent batches over two server processes on one PostgreSQL database", () => {
+    const pair = useProcessPair();
+
+    it("runs a batch once when duplicates with its key arrive at both processes; a single create with the key is refused", async () => {
+      const { a, b, apiKey } = pair;
+      const headers = { "x-api-key": apiKey, "content-type": "application/json" };
+      const pipelines = (await (await fetch(`${a.url}/v1/ext/pipelines`, { headers })).json()) as { id: string }[];
+      const stages = (await (await fetch(`${a.url}/v1/ext/pipelines/${pipelines[0]!.id}/stages`, { headers })).json()) as { id: string }[];
+      for (let round = 0; round < 3; round++) {
+        const key = `proc-batch-${round}-${Math.random()}`;
+        const name = `Proc batch ${round} ${Math.random()}`;
+        const body = JSON.stringify({ operations: Array.from({ length: 60 }, () => ({ op: "create", name, pipeline_id: pipelines[0]!.id, stage_id: stages[0]!.id })) });
+        const send = (url: string, path: string, payload: string) =>
+          fetch(`${url}${path}`, { method: "POST", headers: { ...headers, "Idempotency-Key": key }, body: payload }).then(async (r) => ({
+            status: r.status,
+            replayed: r.headers.get("idempotent-replayed") === "true",
+            body: (await r.json()) as { code?: string },
+          }));
+        const single = JSON.stringify({ name: `${name} single`, pipeline_id: pipelines[0]!.id, stage_id: stages[0]!.id });
+        const answers = await Promise.all([send(a.url, ITEMS, body), send(b.url, ITEMS, body), send(a.url, ITEMS, body), send(b.url, ITEMS, body)]);
+        const singleAnswer = await send(b.url, "/v1/ext/items", single);
+        expect(answers.filter((r) => r.status === 200 && !r.replayed)).toHaveLength(1);
+        for (const r of answers) if (r.status !== 200) expect({ status: r.status, code: r.body.code }).toEqual({ status: 409, code: "idempotency_key_in_use" });
+        expect({ status: singleAnswer.status, code: singleAnswer.body.code }).toEqual({ status: 422, code: "idempotency_key_reused" });
+        const list = (await (await fetch(`${b.url}/v1/ext/items?limit=500&name=${encodeURIComponent(name)}`, { headers })).json()) as unknown[];
+        expect(list).toHaveLength(60);
+        const singles = (await (await fetch(`${b.url}/v1/ext/items?name=${encodeURIComponent(`${name} single`)}`, { headers })).json()) as unknown[];
+        expect(singles).toHaveLength(0);
+      }
+    }, 90_000);
+  });
+}
