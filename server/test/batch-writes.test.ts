@@ -147,6 +147,8 @@ describe("items batch: atomic", () => {
 
   it("applies all operations in one transaction when every one succeeds, with their events after commit", async () => {
     const a = await newItem();
+    const email = unique("atomic-upsert");
+    const matched = await newItem({ name: "Matched", metadata: { email } });
     const events = await eventCount();
     const res = await api("POST", ITEMS, {
       atomic: true,
@@ -155,11 +157,15 @@ describe("items batch: atomic", () => {
         { op: "create", ...createBody({ name: "Atomic 2" }) },
         { op: "update", item_id: a.item_id, version: 1, name: "Atomic update" },
         { op: "delete", item_id: a.item_id, version: 2 },
+        { op: "upsert", ...createBody({ name: "Matched and renamed", metadata: { email } }) },
+        { op: "upsert", ...createBody({ name: "Matched and renamed", metadata: { email } }) },
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 201, 200, 204]);
-    expect(await eventCount()).toBe(events + 4);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 201, 200, 204, 200, 200]);
+    expect(res.body.results.map((r: { upsert?: string }) => r.upsert ?? null)).toEqual([null, null, null, null, "updated", "unchanged"]);
+    expect(res.body.results[4].item).toMatchObject({ item_id: matched.item_id, name: "Matched and renamed", version: 2 });
+    expect(await eventCount()).toBe(events + 5);
     expect((await api("GET", `/v1/ext/items/${res.body.results[1].item.item_id}`)).status).toBe(200);
   });
 
