@@ -14,6 +14,8 @@ const WITHOUT_TOOL: Record<string, string> = {
   getSampleTask: "a Zapier/n8n trigger-setup sample, not data",
   rotateWebhookSecret: "a secret rotation is an operator's step, not an agent's",
   redeliverWebhook: "an operator's repair step",
+  batchItems: "a script's bulk transport under the rate limit; an agent makes one write per tool call, each one confirmed on its own",
+  batchTasks: "a script's bulk transport under the rate limit; an agent makes one write per tool call, each one confirmed on its own",
 };
 
 describe("MCP tools and API operations", () => {
