@@ -115,7 +115,10 @@ describe("items batch: non-atomic", () => {
 describe("items batch: atomic", () => {
   it("applies nothing when one operation fails: 422 batch_failed, the failed one's problem, the others 424, no event", async () => {
     const existing = await newItem({ name: "Untouched" });
-    const [items, events] = [await itemCount(), await eventCount()];
+    const hook = await api("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/batch", event: "item.created" });
+    expect(hook.status).toBe(201);
+    const deliveries = () => t.server.ctx.prisma.webhookDelivery.count({ where: { subscriptionId: hook.body.id } });
+    const [items, events, queued] = [await itemCount(), await eventCount(), await deliveries()];
     const res = await api("POST", ITEMS, {
       atomic: true,
       operations: [
@@ -134,7 +137,9 @@ describe("items batch: atomic", () => {
     expect(res.body.results[0]).toEqual({ index: 0, ref: "a", status: 424, item: null, problem: null });
     expect(await itemCount()).toBe(items);
     expect(await eventCount()).toBe(events);
+    expect(await deliveries()).toBe(queued);
     expect((await api("GET", `/v1/ext/items/${existing.item_id}`)).body).toMatchObject({ name: "Untouched", version: 1 });
+    expect((await api("DELETE", `/v1/ext/webhooks/${hook.body.id}`)).status).toBe(204);
   });
 
   it("reports every operation that fails its schema and runs none", async () => {
@@ -198,6 +203,12 @@ describe("batch envelope", () => {
     }
     expect(await itemCount()).toBe(items);
     expect((await api("POST", ITEMS, { operations: Array.from({ length: 100 }, () => op) })).status).toBe(200);
+    expect(await itemCount()).toBe(items + 100);
+    // The 1 MiB body limit holds for batches: 100 operations of 11 KB each are a 413, and nothing is created.
+    const heavy = { operations: Array.from({ length: 100 }, () => ({ op: "create", ...createBody({ name: "x".repeat(200), metadata: { notes_blob: "y".repeat(11_000) } }) })) };
+    const tooLarge = await api("POST", ITEMS, heavy);
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.body.code).toBe("payload_too_large");
     expect(await itemCount()).toBe(items + 100);
   });
 
