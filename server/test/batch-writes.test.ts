@@ -247,6 +247,17 @@ describe("batch idempotency", () => {
     expect(other.body.code).toBe("idempotency_key_reused");
   });
 
+  it("more concurrent idempotent batches than pooled connections all complete (a held key takes no pooled connection)", async () => {
+    const name = `Many keys ${Math.random()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 14 }, (_, i) =>
+        api("POST", ITEMS, { operations: Array.from({ length: 5 }, () => ({ op: "create", ...createBody({ name }) })) }, undefined, { "Idempotency-Key": `many-${i}-${name}` }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(14).fill(200));
+    expect(await t.server.ctx.prisma.item.count({ where: { companyId: t.companyId, name } })).toBe(70);
+  });
+
   it("replays a failed atomic batch as it was (422 batch_failed)", async () => {
     const key = `batch-atomic-${Math.random()}`;
     const body = { atomic: true, operations: [{ op: "update", item_id: "missing", name: "x" }] };
