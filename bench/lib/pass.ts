@@ -23,6 +23,7 @@ import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
 import { runNotesPhase, type NotesHost } from "./notes-phase";
 import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
+import { runBatchPhase } from "./batch-phase";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
 import { samplePage, signInConsole, type PageLatency } from "./console";
@@ -138,6 +139,7 @@ export class BenchPass {
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("filters")) await runFiltersPhase(this.phaseHost());
+      if (this.has("batch")) await runBatchPhase(this.phaseHost());
       if (this.has("pages")) {
         for (const size of this.o.sizes.slice(1)) {
           await this.grow(size);

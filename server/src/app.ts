@@ -25,6 +25,7 @@ import { MCP_PATH, mcpRouter } from "./mcp/edge";
 import { API_OPERATIONS } from "./openapi/operations";
 import { buildRouteTable } from "./openapi/route-table";
 import { eventsRouter } from "./routes/events";
+import { batchRouter } from "./routes/batch";
 import { itemsRouter } from "./routes/items";
 import { meRouter } from "./routes/me";
 import { openApiRouter } from "./routes/openapi";
@@ -80,6 +81,7 @@ export function createApp(ctx: AppContext): Express {
   ext.use(refuseNulInUrl);
   ext.use(meRouter(ctx));
   ext.use(pipelinesRouter(ctx));
+  ext.use(batchRouter(ctx));
   ext.use(itemsRouter(ctx));
   ext.use(tasksRouter(ctx));
   ext.use(usersRouter(ctx));

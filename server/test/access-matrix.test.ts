@@ -51,6 +51,10 @@ const ENDPOINTS: Endpoint[] = [
   { method: "DELETE", path: (f) => `/items/${f.itemId}`, scopes: ["items:write"], success: 204, ids: true },
   // A fresh email per call: no match, so the upsert creates (201); another company's key cannot resolve the pipeline.
   { method: "POST", path: () => "/items/upsert", scopes: ["items:write"], success: 201, ids: false, foreignBody: 422, body: (f) => ({ name: "Matrix upsert", pipeline_id: f.pipelineId, stage_id: f.stageId, metadata: { email: `upsert-${Math.random()}@example.com` } }) },
+  // Batches (CONTRACT "Batch writes"): the envelope answers 200; another company's key gets 200 with that operation's
+  // own 422 (its pipeline or task id does not resolve), checked in batch-writes.test.ts.
+  { method: "POST", path: () => "/items/batch", scopes: ["items:write"], success: 200, ids: false, body: (f) => ({ operations: [{ op: "create", name: "Matrix batch", pipeline_id: f.pipelineId, stage_id: f.stageId }, { op: "update", item_id: f.itemId, name: `Batch ${Math.random()}` }] }) },
+  { method: "POST", path: () => "/tasks/batch", scopes: ["tasks:write"], success: 200, ids: false, body: (f) => ({ operations: [{ op: "create", title: "Call", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" }, { op: "update", task_id: f.taskId, title: `Call ${Math.random()}` }] }) },
   { method: "GET", path: () => "/tasks", scopes: ["tasks:read"], success: 200, ids: false },
   { method: "POST", path: () => "/tasks", scopes: ["tasks:write"], success: 201, ids: false, body: () => ({ title: "Call", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" }) },
   { method: "GET", path: (f) => `/tasks/${f.taskId}`, scopes: ["tasks:read"], success: 200, ids: true },

@@ -26,6 +26,8 @@ const ENDPOINTS: { method: string; path: string }[] = [
   { method: "POST", path: "/items" },
   { method: "POST", path: "/items/check-duplicates" },
   { method: "POST", path: "/items/upsert" },
+  { method: "POST", path: "/items/batch" },
+  { method: "POST", path: "/tasks/batch" },
   // Its own item (`doomed`): once a request deletes it, the other endpoints keep fuzzing a living item.
   { method: "DELETE", path: "/items/{doomed}" },
   { method: "GET", path: "/items/{item}" },
@@ -59,6 +61,7 @@ const KNOWN_FIELDS = [
   "reminder_minutes", "target_url", "event", "events", "limit", "cursor", "created_after", "due_before", "due_after",
   "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields", "body", "pinned", "after", "resource_id", "since", "until",
   "only_failed",
+  "email", "deal_value", "q", "short_id", "updated_after", "filter", "fields", "operations", "atomic", "op", "ref", "task_id",
 ];
 
 const hostileStrings = fc.constantFrom(
@@ -100,6 +103,23 @@ const bodyText: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 2, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
   { weight: 1, arbitrary: fc.string() }, // mostly not JSON at all
   { weight: 1, arbitrary: deepNesting },
+  {
+    weight: 2, // a batch envelope (CONTRACT "Batch writes") whose operations are arbitrary, with real `op` names mostly
+    arbitrary: fc
+      .record({
+        operations: fc.array(
+          fc.oneof(
+            fc.dictionary(fc.oneof(fc.constantFrom(...KNOWN_FIELDS), fc.string()), fieldValue, { maxKeys: 8 }).chain((o) =>
+              fc.constantFrom("create", "update", "upsert", "delete", "x").map((op) => ({ ...o, op })),
+            ),
+            fieldValue,
+          ),
+          { maxLength: 105 },
+        ),
+        atomic: fc.oneof(fc.boolean(), fieldValue),
+      })
+      .map((o) => JSON.stringify(o)),
+  },
   {
     weight: 1, // thousands of unknown fields (error amplification)
     arbitrary: fc.integer({ min: 500, max: 4_000 }).map((n) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, i])))),

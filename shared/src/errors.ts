@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   "upsert_unavailable",
   "payload_erased",
   "cursor_expired",
+  "batch_failed",
   "internal",
 ] as const;
 
@@ -39,7 +40,8 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
  * CONTRACT "Errors" and spec "Errors": the HTTP status of each problem code
  * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency",
  * 405 `method_not_allowed` from CONTRACT "HTTP semantics"; 409 `ambiguous_match` and 422 `upsert_unavailable` from CONTRACT
- * "Upsert"; 410 `payload_erased` from CONTRACT "Item deletion and erasure"; 410 `cursor_expired` from CONTRACT "Events feed").
+ * "Upsert"; 410 `payload_erased` from CONTRACT "Item deletion and erasure"; 410 `cursor_expired` from CONTRACT "Events feed";
+ * 422 `batch_failed` from CONTRACT "Batch writes").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -60,6 +62,7 @@ export const PROBLEM_STATUS = {
   upsert_unavailable: 422,
   payload_erased: 410,
   cursor_expired: 410,
+  batch_failed: 422,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -83,6 +86,7 @@ export const PROBLEM_TITLES = {
   upsert_unavailable: "Upsert unavailable",
   payload_erased: "Payload erased",
   cursor_expired: "Cursor expired",
+  batch_failed: "Batch failed",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
 

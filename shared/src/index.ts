@@ -22,3 +22,4 @@ export * from "./admin";
 export * from "./notes";
 export * from "./users";
 export * from "./events";
+export * from "./batch";

@@ -112,6 +112,30 @@ export interface paths {
         patch: operations["updateItem"];
         trace?: never;
     };
+    "/v1/ext/items/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create, update, upsert or delete items in a batch
+         * @description Operations: `create` (the create body), `upsert` (the upsert body; `upsert` in the result says `created`, `updated` or `unchanged`), `update` (`item_id` and the PATCH body), `delete` (`item_id`, optional `version`). Runs 1..100 operations, each exactly as its single request (same validation, status, problem body and events, in operation order), in ONE request for the rate limit. `results` holds one entry per operation in order: `status` is what the operation alone would answer (201, 200, 204, 4xx) with its resource or `problem`. Without `atomic` each operation runs on its own (a failure does not stop the next). With `atomic: true` all run in one transaction: when one fails, none is applied, no event is written, and the answer is `422 batch_failed` with the same `results` (the failed operation with its status and problem, every other one `424`). An `Idempotency-Key` covers the whole batch: a retry replays the whole response. The body stays under 1 MiB.
+         *
+         *     Scope: `items:write`.
+         *
+         *     Send an `Idempotency-Key` (1..255 printable ASCII characters) to make retries safe: the same key with the same body replays the first response (with `Idempotent-Replayed: true`) and creates nothing again; with a different body it is a 422 `idempotency_key_reused`; while the first request runs, a 409 `idempotency_key_in_use` with `Retry-After`. Keys are scoped to the company and kept 24 hours; 4xx responses are replayed too, 429 and 5xx are not stored.
+         */
+        post: operations["batchItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ext/tasks": {
         parameters: {
             query?: never;
@@ -136,6 +160,30 @@ export interface paths {
          *     Send an `Idempotency-Key` (1..255 printable ASCII characters) to make retries safe: the same key with the same body replays the first response (with `Idempotent-Replayed: true`) and creates nothing again; with a different body it is a 422 `idempotency_key_reused`; while the first request runs, a 409 `idempotency_key_in_use` with `Retry-After`. Keys are scoped to the company and kept 24 hours; 4xx responses are replayed too, 429 and 5xx are not stored.
          */
         post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ext/tasks/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update tasks in a batch
+         * @description Operations: `create` (the create body), `update` (`task_id` and the PATCH body). Runs 1..100 operations, each exactly as its single request (same validation, status, problem body and events, in operation order), in ONE request for the rate limit. `results` holds one entry per operation in order: `status` is what the operation alone would answer (201, 200, 204, 4xx) with its resource or `problem`. Without `atomic` each operation runs on its own (a failure does not stop the next). With `atomic: true` all run in one transaction: when one fails, none is applied, no event is written, and the answer is `422 batch_failed` with the same `results` (the failed operation with its status and problem, every other one `424`). An `Idempotency-Key` covers the whole batch: a retry replays the whole response. The body stays under 1 MiB.
+         *
+         *     Scope: `tasks:write`.
+         *
+         *     Send an `Idempotency-Key` (1..255 printable ASCII characters) to make retries safe: the same key with the same body replays the first response (with `Idempotent-Replayed: true`) and creates nothing again; with a different body it is a 422 `idempotency_key_reused`; while the first request runs, a 409 `idempotency_key_in_use` with `Retry-After`. Keys are scoped to the company and kept 24 hours; 4xx responses are replayed too, 429 and 5xx are not stored.
+         */
+        post: operations["batchTasks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1702,6 +1750,55 @@ export interface components {
                 };
             };
         };
+        /** @description Well-formed request whose references do not resolve. `batch_failed`: an operation of an atomic batch failed, so none was applied; the body carries `results` (the failed operation with its status and problem, the others `424`). `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. */
+        BatchFailedOrIdempotencyKeyReusedReplayableItemBatch: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 422;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "batch_failed" | "idempotency_key_reused";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                    results?: {
+                        /** @description Position of the operation in `operations`, from 0. */
+                        index: number;
+                        /** @description The operation's `ref`, or null. */
+                        ref: string | null;
+                        /** @description What the operation alone would have answered (201, 200, 204, 4xx); 424 in a failed atomic batch for the operations that did not fail. */
+                        status: number;
+                        /** @description The problem the operation alone would have answered, or null. */
+                        problem: {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            errors?: components["schemas"]["ProblemFieldError"][];
+                            current_version?: number;
+                            valid_events?: string[];
+                            matches?: string[];
+                        } | null;
+                        item: components["schemas"]["Item"] | null;
+                        /** @enum {string} */
+                        upsert?: "created" | "updated" | "unchanged";
+                    }[];
+                };
+            };
+        };
         /** @description Well-formed request whose references do not resolve. `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. */
         IdempotencyKeyReusedOrInvalidReferenceReplayable: {
             headers: {
@@ -1724,6 +1821,53 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                };
+            };
+        };
+        /** @description Well-formed request whose references do not resolve. `batch_failed`: an operation of an atomic batch failed, so none was applied; the body carries `results` (the failed operation with its status and problem, the others `424`). `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. */
+        BatchFailedOrIdempotencyKeyReusedReplayableTaskBatch: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 422;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "batch_failed" | "idempotency_key_reused";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                    results?: {
+                        /** @description Position of the operation in `operations`, from 0. */
+                        index: number;
+                        /** @description The operation's `ref`, or null. */
+                        ref: string | null;
+                        /** @description What the operation alone would have answered (201, 200, 204, 4xx); 424 in a failed atomic batch for the operations that did not fail. */
+                        status: number;
+                        /** @description The problem the operation alone would have answered, or null. */
+                        problem: {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                            /** @enum {string} */
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            errors?: components["schemas"]["ProblemFieldError"][];
+                            current_version?: number;
+                            valid_events?: string[];
+                            matches?: string[];
+                        } | null;
+                        task: components["schemas"]["Task"] | null;
+                    }[];
                 };
             };
         };
@@ -2324,6 +2468,254 @@ export interface operations {
             500: components["responses"]["Internal"];
         };
     };
+    batchItems: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "op": "create",
+                 *           "ref": "row-1",
+                 *           "name": "Acme deal",
+                 *           "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                 *           "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                 *           "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                 *           "metadata": {
+                 *             "email": "ada@acme.example",
+                 *             "deal_value": 1500
+                 *           }
+                 *         },
+                 *         {
+                 *           "op": "upsert",
+                 *           "ref": "row-2",
+                 *           "name": "Acme deal",
+                 *           "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                 *           "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                 *           "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                 *           "metadata": {
+                 *             "email": "ada@acme.example",
+                 *             "deal_value": 2500
+                 *           }
+                 *         },
+                 *         {
+                 *           "op": "update",
+                 *           "ref": "row-3",
+                 *           "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                 *           "version": 1,
+                 *           "name": "Acme renewal"
+                 *         },
+                 *         {
+                 *           "op": "delete",
+                 *           "ref": "row-4",
+                 *           "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e20"
+                 *         }
+                 *       ],
+                 *       "atomic": false
+                 *     }
+                 */
+                "application/json": {
+                    operations: ({
+                        /** @constant */
+                        op: "create";
+                        ref?: string;
+                        name: string;
+                        pipeline_id: string;
+                        stage_id: string;
+                        status_id?: string;
+                        contact_id?: string | null;
+                        source?: string;
+                        /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        /** @constant */
+                        op: "update";
+                        ref?: string;
+                        item_id: string;
+                        name?: string;
+                        stage_id?: string;
+                        status_id?: string;
+                        version?: number;
+                        contact_id?: string | null;
+                        source?: string;
+                        /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        /** @constant */
+                        op: "upsert";
+                        ref?: string;
+                        name: string;
+                        pipeline_id: string;
+                        stage_id: string;
+                        status_id?: string;
+                        contact_id?: string | null;
+                        source?: string;
+                        /** @description Values keyed by field name. No string in it, key or value, may contain U+0000. */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                    } | {
+                        /** @constant */
+                        op: "delete";
+                        ref?: string;
+                        item_id: string;
+                        version?: number;
+                    })[];
+                    /** @description All or nothing (default false). */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description One result per operation, in operation order. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "ref": "row-1",
+                     *           "status": 201,
+                     *           "item": {
+                     *             "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *             "short_id": "SALES-42",
+                     *             "name": "Acme deal",
+                     *             "pipeline": "Sales",
+                     *             "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *             "stage": "Lead",
+                     *             "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *             "status": "Open",
+                     *             "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *             "contact_id": null,
+                     *             "source": "api",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "updated_at": "2026-03-01T09:30:00.000Z",
+                     *             "version": 1,
+                     *             "email": "ada@acme.example",
+                     *             "deal_value": 1500
+                     *           },
+                     *           "problem": null
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "ref": "row-2",
+                     *           "status": 200,
+                     *           "item": {
+                     *             "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *             "short_id": "SALES-42",
+                     *             "name": "Acme deal",
+                     *             "pipeline": "Sales",
+                     *             "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *             "stage": "Lead",
+                     *             "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *             "status": "Open",
+                     *             "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *             "contact_id": null,
+                     *             "source": "api",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "updated_at": "2026-03-01T09:30:00.000Z",
+                     *             "version": 1,
+                     *             "email": "ada@acme.example",
+                     *             "deal_value": 1500
+                     *           },
+                     *           "upsert": "updated",
+                     *           "problem": null
+                     *         },
+                     *         {
+                     *           "index": 2,
+                     *           "ref": "row-3",
+                     *           "status": 200,
+                     *           "item": {
+                     *             "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *             "short_id": "SALES-42",
+                     *             "name": "Acme renewal",
+                     *             "pipeline": "Sales",
+                     *             "pipeline_id": "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10",
+                     *             "stage": "Lead",
+                     *             "stage_id": "01935d6e-8a20-7c3b-9e42-5b1d0c7a9f11",
+                     *             "status": "Open",
+                     *             "status_id": "01935d6e-8a21-7c3b-9e42-5b1d0c7a9f12",
+                     *             "contact_id": null,
+                     *             "source": "api",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "updated_at": "2026-03-01T09:30:00.000Z",
+                     *             "version": 2,
+                     *             "email": "ada@acme.example",
+                     *             "deal_value": 1500
+                     *           },
+                     *           "problem": null
+                     *         },
+                     *         {
+                     *           "index": 3,
+                     *           "ref": "row-4",
+                     *           "status": 204,
+                     *           "item": null,
+                     *           "problem": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        results: {
+                            /** @description Position of the operation in `operations`, from 0. */
+                            index: number;
+                            /** @description The operation's `ref`, or null. */
+                            ref: string | null;
+                            /** @description What the operation alone would have answered (201, 200, 204, 4xx); 424 in a failed atomic batch for the operations that did not fail. */
+                            status: number;
+                            /** @description The problem the operation alone would have answered, or null. */
+                            problem: {
+                                type: string;
+                                title: string;
+                                status: number;
+                                detail: string;
+                                /** @enum {string} */
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                errors?: components["schemas"]["ProblemFieldError"][];
+                                current_version?: number;
+                                valid_events?: string[];
+                                matches?: string[];
+                            } | null;
+                            item: components["schemas"]["Item"] | null;
+                            /** @enum {string} */
+                            upsert?: "created" | "updated" | "unchanged";
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailedReplayable"];
+            401: components["responses"]["InvalidApiKeyReplayable"];
+            402: components["responses"]["SubscriptionInactiveReplayable"];
+            403: components["responses"]["InsufficientScopeReplayable"];
+            408: components["responses"]["RequestTimeoutReplayable"];
+            409: components["responses"]["IdempotencyKeyInUseReplayable"];
+            410: components["responses"]["PayloadErasedReplayable"];
+            413: components["responses"]["PayloadTooLargeReplayable"];
+            422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableItemBatch"];
+            429: components["responses"]["RateLimitedReplayable"];
+            500: components["responses"]["InternalReplayable"];
+        };
+    };
     listTasks: {
         parameters: {
             query?: {
@@ -2479,6 +2871,197 @@ export interface operations {
             409: components["responses"]["IdempotencyKeyInUseReplayable"];
             413: components["responses"]["PayloadTooLargeReplayable"];
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
+            429: components["responses"]["RateLimitedReplayable"];
+            500: components["responses"]["InternalReplayable"];
+        };
+    };
+    batchTasks: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "operations": [
+                 *         {
+                 *           "op": "create",
+                 *           "ref": "row-1",
+                 *           "title": "Call Ada about the proposal",
+                 *           "due_at": "2026-03-02T10:00:00Z",
+                 *           "assigned_to": "sales-team",
+                 *           "priority": "high",
+                 *           "task_type": "call",
+                 *           "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                 *           "duration_minutes": 30
+                 *         },
+                 *         {
+                 *           "op": "update",
+                 *           "ref": "row-2",
+                 *           "task_id": "01935d71-2c3d-7e4f-9051-7b8c9d0e1f20",
+                 *           "is_completed": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    operations: ({
+                        /** @constant */
+                        op: "create";
+                        ref?: string;
+                        title: string;
+                        /** Format: date-time */
+                        due_at: string;
+                        assigned_to: string;
+                        description?: string | null;
+                        /** @enum {string} */
+                        priority?: "none" | "low" | "medium" | "high" | "urgent";
+                        /** @enum {string} */
+                        task_type?: "to_do" | "call" | "email" | "meeting" | "follow_up";
+                        item_id?: string | null;
+                        duration_minutes?: number | null;
+                        reminder_minutes?: number | null;
+                        notes?: string | null;
+                        is_completed?: boolean;
+                    } | {
+                        /** @constant */
+                        op: "update";
+                        ref?: string;
+                        task_id: string;
+                        title?: string;
+                        /** Format: date-time */
+                        due_at?: string;
+                        assigned_to?: string;
+                        description?: string | null;
+                        /** @enum {string} */
+                        priority?: "none" | "low" | "medium" | "high" | "urgent";
+                        /** @enum {string} */
+                        task_type?: "to_do" | "call" | "email" | "meeting" | "follow_up";
+                        item_id?: string | null;
+                        duration_minutes?: number | null;
+                        reminder_minutes?: number | null;
+                        notes?: string | null;
+                        is_completed?: boolean;
+                    })[];
+                    /** @description All or nothing (default false). */
+                    atomic?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description One result per operation, in operation order. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "index": 0,
+                     *           "ref": "row-1",
+                     *           "status": 201,
+                     *           "task": {
+                     *             "task_id": "01935d71-2c3d-7e4f-9051-7b8c9d0e1f20",
+                     *             "title": "Call Ada about the proposal",
+                     *             "description": null,
+                     *             "due_at": "2026-03-02T10:00:00.000Z",
+                     *             "priority": "high",
+                     *             "is_completed": false,
+                     *             "task_type": "call",
+                     *             "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *             "assignee": {
+                     *               "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *             "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *             "completed_at": null,
+                     *             "notes": null,
+                     *             "duration_minutes": 30,
+                     *             "reminder_minutes": null,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "updated_at": "2026-03-01T09:30:00.000Z"
+                     *           },
+                     *           "problem": null
+                     *         },
+                     *         {
+                     *           "index": 1,
+                     *           "ref": "row-2",
+                     *           "status": 200,
+                     *           "task": {
+                     *             "task_id": "01935d71-2c3d-7e4f-9051-7b8c9d0e1f20",
+                     *             "title": "Call Ada about the proposal",
+                     *             "description": null,
+                     *             "due_at": "2026-03-02T10:00:00.000Z",
+                     *             "priority": "high",
+                     *             "is_completed": true,
+                     *             "task_type": "call",
+                     *             "assigned_to": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *             "assignee": {
+                     *               "user_id": "01935d69-0e1d-7f2a-8b3c-4d5e6f7081a5",
+                     *               "name": "Ada Lovelace",
+                     *               "email": "ada@example.com"
+                     *             },
+                     *             "created_by": "01935d6a-0f1e-7a2b-8c3d-4e5f60718293",
+                     *             "item_id": "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f",
+                     *             "completed_at": null,
+                     *             "notes": null,
+                     *             "duration_minutes": 30,
+                     *             "reminder_minutes": null,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "updated_at": "2026-03-01T09:30:00.000Z"
+                     *           },
+                     *           "problem": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        results: {
+                            /** @description Position of the operation in `operations`, from 0. */
+                            index: number;
+                            /** @description The operation's `ref`, or null. */
+                            ref: string | null;
+                            /** @description What the operation alone would have answered (201, 200, 204, 4xx); 424 in a failed atomic batch for the operations that did not fail. */
+                            status: number;
+                            /** @description The problem the operation alone would have answered, or null. */
+                            problem: {
+                                type: string;
+                                title: string;
+                                status: number;
+                                detail: string;
+                                /** @enum {string} */
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                errors?: components["schemas"]["ProblemFieldError"][];
+                                current_version?: number;
+                                valid_events?: string[];
+                                matches?: string[];
+                            } | null;
+                            task: components["schemas"]["Task"] | null;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["ValidationFailedReplayable"];
+            401: components["responses"]["InvalidApiKeyReplayable"];
+            402: components["responses"]["SubscriptionInactiveReplayable"];
+            403: components["responses"]["InsufficientScopeReplayable"];
+            408: components["responses"]["RequestTimeoutReplayable"];
+            409: components["responses"]["IdempotencyKeyInUseReplayable"];
+            413: components["responses"]["PayloadTooLargeReplayable"];
+            422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableTaskBatch"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
         };

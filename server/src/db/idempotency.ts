@@ -269,3 +269,51 @@ function isMissingCompany(err: unknown): boolean {
   const violation = e?.code === "23503" || /foreign key/i.test(text);
   return violation && (e?.constraint === "idempotency_keys_company_id_fkey" || /idempotency_keys_company_id_fkey/.test(text));
 }
+
+/** A key held for the whole of a request that spans several transactions (`holdKeyForRequest`). */
+export interface HeldKey {
+  /** Gives the key up (and the connection that held it back to the pool). Never throws. */
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the claim's key for a request made of several transactions (a non-atomic batch, CONTRACT "Batch writes":
+ * the key is claimed before any operation runs), without waiting. On PostgreSQL: the SESSION-level advisory lock of
+ * (company, key), held until `release` on a connection of its own, opened for it OUTSIDE the pool (with the pool's
+ * settings: same database and schema), so that requests holding keys can never take every pooled connection and
+ * starve their own operations. The session lock conflicts with the transaction-level lock the single creates take
+ * (`claimKey`, `claimCtes`) in every process, so a concurrent duplicate, batch or single, is "in use". On PGlite there
+ * is one process per data directory and one session, and the caller's in-process set of held keys
+ * (http/idempotency.ts) is what excludes a concurrent duplicate: nothing is taken here.
+ * @returns the held key, or null when another request holds it.
+ * @throws the driver's error (nothing is held then).
+ */
+export async function holdKeyForRequest(db: { pgPool?: import("pg").Pool }, claim: Pick<IdempotencyClaim, "companyId" | "key">): Promise<HeldKey | null> {
+  if (!db.pgPool) return { release: async () => undefined };
+  const pg = await import("pg");
+  const client = new pg.Client(db.pgPool.options);
+  client.on("error", () => undefined); // a dropped connection ends its session lock; `release` then has nothing to do
+  const lock = advisoryLockId("$1::text", "$2::text");
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ got: boolean }>(`SELECT pg_try_advisory_lock(${lock}) AS got`, [claim.companyId, claim.key]);
+    if (!rows[0]?.got) {
+      await client.end();
+      return null;
+    }
+  } catch (err) {
+    await client.end().catch(() => undefined);
+    throw err;
+  }
+  // Ending the session releases its advisory locks.
+  return { release: () => client.end().catch(() => undefined) };
+}
+
+/** The claim's unexpired stored response, or null. */
+export function findStoredResponse(prisma: PrismaClient, claim: Pick<IdempotencyClaim, "companyId" | "key">): Promise<StoredResponse | null> {
+  return queryOne<StoredRow>(
+    prisma,
+    `SELECT ${STORED_COLUMNS} FROM idempotency_keys WHERE company_id = $1 AND key = $2 AND expires_at > now()`,
+    [claim.companyId, claim.key],
+  ).then((row) => (row ? toStoredResponse(row) : null));
+}

@@ -68,8 +68,8 @@ export type ItemDeletionOutcome =
  *    true }` (`{ note_id, item_id, erased: true }` for a note's), `erased_at` set; ends their pending deliveries as failed (their queues locked
  *    first, in id order, as the dispatcher does) and clears their attempts' response excerpts (a target may echo
  *    the body back);
- * 4. replaces the stored Idempotency-Key responses that hold its values (its create's, found by `location`, and an
- *    upsert's, found by `item_id`) with `erasedReplay` (410),
+ * 4. replaces the stored Idempotency-Key responses that hold its values (its create's, found by `location`, an
+ *    upsert's, found by `item_id`, and an items batch's whose results hold it, found in the body) with `erasedReplay` (410),
  *    records the audit entry, unlinks the tasks (`item_id` null), deletes the row (its notes go by cascade), and writes the events with one
  *    delivery per subscriber (outbox); a subscription filtered by pipeline gets the tasks' `task.updated` when the
  *    deleted item was in that pipeline (the pipeline the tasks were linked to; their bodies carry `item_id: null`). An `item.deleted` that no active subscription receives (none subscribed, or
@@ -117,7 +117,9 @@ async function deleteAndWriteEvents(
   const rows = await q<{ deleted: number; deliveries: number }>(
     `WITH replays AS (
        UPDATE idempotency_keys SET status = 410, response_body = $5, location = NULL, response_headers = NULL, item_id = NULL
-       WHERE company_id = $1 AND (location = $4 OR item_id = $2)
+       WHERE company_id = $1 AND (location = $4 OR item_id = $2
+         -- an items batch's stored response (CONTRACT "Batch writes"): each result carries the item as "item":{"item_id":...
+         OR (location IS NULL AND item_id IS NULL AND strpos(response_body, '"item":{"item_id":' || to_json($2::text)::text) > 0))
        RETURNING key
      ), audited AS (
        INSERT INTO audit_events (id, company_id, actor_type, actor_id, actor_label, action, target_type, target_id,

@@ -173,6 +173,16 @@ export function findPipelineArchive(db: Db, companyId: string | undefined, pipel
 }
 
 /**
+ * Whether the company's pipeline `pipelineId` is archived, in one raw statement (db/sql.ts), so that it also runs
+ * inside an enclosing transaction (`inEnclosingTransaction`: an atomic batch), where Prisma ORM calls cannot.
+ * @returns null when the pipeline is unknown or another company's; else its `archivedAt`.
+ */
+export async function readPipelineArchivedAt(prisma: PrismaClient, companyId: string, pipelineId: string): Promise<{ archivedAt: Date | null } | null> {
+  const rows = await query<{ archived_at: Date | null }>(prisma, `SELECT archived_at FROM pipelines WHERE id = $1 AND company_id = $2`, [pipelineId, companyId]);
+  return rows[0] ? { archivedAt: rows[0].archived_at } : null;
+}
+
+/**
  * Archives (`archivedAt` a time) or restores (`archivedAt` null) pipeline `pipelineId`, within company `companyId`
  * when given. Only a pipeline in the other state changes (one conditional UPDATE), so archiving an archived pipeline
  * keeps its first archive time and reports no change, even when two requests race.

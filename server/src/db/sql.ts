@@ -8,6 +8,7 @@
  * so callers cast counts to `::int` or convert with `Number()`. Parameters: pass Date for timestamps and a JSON
  * string (with an explicit `::json`/`::jsonb` cast) for JSON columns; never pass a JS array or object for JSON.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
 
 /** Runs single statements outside any transaction (each one is atomic and autocommitted). */
@@ -55,7 +56,54 @@ export function registerSqlRunner(prisma: PrismaClient, runner: SqlRunner): void
 export function sqlOf(prisma: PrismaClient): SqlRunner {
   const runner = runners.get(prisma);
   if (!runner) throw new Error("sqlOf: this Prisma client was not opened by openDatabase()");
-  return runner;
+  const open = enclosing.getStore();
+  return open?.runner === runner ? open.view : runner;
+}
+
+/** The transaction `inEnclosingTransaction` opened, seen from the code it runs. */
+interface EnclosingTransaction {
+  runner: SqlRunner;
+  view: SqlRunner;
+}
+
+const enclosing = new AsyncLocalStorage<EnclosingTransaction>();
+
+/**
+ * Runs `work` inside ONE transaction of the database of `prisma` (READ COMMITTED) that every raw statement `work`
+ * sends through `sqlOf(prisma)` (`query`, `queryOne`, `run`, the services' one-statement writes) joins, so that code
+ * written for autocommitted statements and short transactions runs unchanged as part of a larger unit (CONTRACT
+ * "Batch writes": an atomic batch reuses the single-request services). Inside it:
+ * - `sqlOf(prisma).query` runs on the enclosing transaction (prepared-statement names are ignored);
+ * - `sqlOf(prisma).transaction(fn)` runs `fn` under a SAVEPOINT of it: released when `fn` returns, rolled back to
+ *   (and the error passed on) when it throws, so a nested transaction's failure undoes only its own statements.
+ * `work` gets the enclosing transaction's `TransactionQuery` for statements of its own. Prisma ORM calls do NOT join
+ * (on PGlite they would wait for this transaction for ever): code under `work` must use the raw runner only.
+ * Statements run one at a time (the callers await each one).
+ * @returns what `work` returned, after COMMIT. @throws what `work` threw, after ROLLBACK.
+ */
+export function inEnclosingTransaction<R>(prisma: PrismaClient, work: (q: TransactionQuery) => Promise<R>): Promise<R> {
+  const runner = sqlOf(prisma);
+  if (enclosing.getStore()?.runner === runners.get(prisma)) throw new Error("inEnclosingTransaction: already inside one");
+  return runner.transaction((q) => {
+    let savepoints = 0;
+    const view: SqlRunner = {
+      query: <T>(text: string, params: readonly unknown[] = []) => q<T>(text, params),
+      transaction: async <T>(fn: (query: TransactionQuery) => Promise<T>) => {
+        const name = `enclosed_${++savepoints}`;
+        await q(`SAVEPOINT ${name}`);
+        let result: T;
+        try {
+          result = await fn(q);
+        } catch (err) {
+          await q(`ROLLBACK TO SAVEPOINT ${name}`);
+          throw err;
+        }
+        await q(`RELEASE SAVEPOINT ${name}`);
+        return result;
+      },
+    };
+    return enclosing.run({ runner, view }, () => work(q));
+  });
 }
 
 /**

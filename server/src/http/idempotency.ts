@@ -127,6 +127,7 @@ function isStorable(err: DomainError): boolean {
 function send(res: Response, created: CreatedResponse): void {
   if (created.location) res.location(created.location);
   for (const [name, value] of Object.entries(created.headers ?? {})) res.setHeader(name, value);
+  if (created.status >= 400) res.type(PROBLEM_CONTENT_TYPE); // a 4xx answered as a value (a batch's 422 `batch_failed`), as replayed
   res.status(created.status).json(created.body);
 }
 

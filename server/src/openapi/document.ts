@@ -77,6 +77,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   upsert_unavailable: "Pipeline Sales has no duplicate detection, so an upsert cannot find the item to update.",
   payload_erased: "The item of this delivery was deleted and its payload erased; it cannot be sent again.",
   cursor_expired: "Event 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f is no longer retained: events may have been missed. Resynchronize, then follow the feed from a recent event.",
+  batch_failed: "Operation 2 failed, so none of this atomic batch was applied (the others answer 424). Fix it and send the batch again.",
   internal: "Something went wrong on our side. Please try again.",
 };
 
@@ -111,6 +112,7 @@ const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
   pipeline_archived: "`pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it.",
   ambiguous_match: "`ambiguous_match`: several items match the upsert under the pipeline's duplicate detection; `matches` lists their `item_id`s, best match first.",
   upsert_unavailable: "`upsert_unavailable`: the pipeline has no duplicate detection, or the body carries no value it compares, so an upsert cannot find its item.",
+  batch_failed: "`batch_failed`: an operation of an atomic batch failed, so none was applied; the body carries `results` (the failed operation with its status and problem, the others `424`).",
 };
 
 // --- headers (components.headers) -----------------------------------------------------------------------------
@@ -178,14 +180,22 @@ function pascal(code: string): string {
 const problemResponses = new Map<string, ZodOpenApiResponseObject>();
 
 /** The shared response of one status answering `codes`, registered once under an id derived from the codes. */
-function problemResponse(status: number, codes: readonly ErrorCode[], keyed: boolean, idempotent: boolean): ZodOpenApiResponseObject {
+function problemResponse(
+  status: number,
+  codes: readonly ErrorCode[],
+  keyed: boolean,
+  idempotent: boolean,
+  extension?: ApiOperation["problemExtension"],
+): ZodOpenApiResponseObject {
   const sorted = [...codes].sort();
-  const id = sorted.map(pascal).join("Or") + (keyed ? "" : "Public") + (idempotent ? "Replayable" : "");
+  const extended = extension && sorted.includes(extension.code) ? extension : undefined;
+  const id = sorted.map(pascal).join("Or") + (keyed ? "" : "Public") + (idempotent ? "Replayable" : "") + (extended?.id ?? "");
   const cached = problemResponses.get(id);
   if (cached) return cached;
   const schema = ProblemSchema.extend({
     status: z.literal(status),
     code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
+    ...(extended?.shape ?? {}),
   });
   const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use");
   // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
@@ -271,7 +281,7 @@ function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    responses[String(status)] = problemResponse(status, codes, keyed, idempotent);
+    responses[String(status)] = problemResponse(status, codes, keyed, idempotent, op.problemExtension);
   }
 
   const description = [op.description, accessText(op), idempotent ? IDEMPOTENCY_TEXT : undefined, op.deprecated ? deprecationText(op.deprecated) : undefined]

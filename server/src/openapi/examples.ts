@@ -29,6 +29,10 @@ import type {
   WebhookSubscribe,
   WebhookSubscription,
   WebhookSubscriptionCreated,
+  ItemBatchRequest,
+  ItemBatchResponse,
+  TaskBatchRequest,
+  TaskBatchResponse,
 } from "@stageline/shared";
 
 const PIPELINE_ID = "01935d6e-8a1f-7c3b-9e42-5b1d0c7a9f10";
@@ -204,3 +208,34 @@ export const feedEventExample: FeedEvent = {
 export const webhookReplayExample: WebhookReplay = { since: "2026-03-01T00:00:00Z", until: "2026-03-02T00:00:00Z", only_failed: true };
 
 export const webhookReplayResultExample: WebhookReplayResult = { count: 12 };
+/** CONTRACT "Batch writes": an items batch (create, upsert, update, delete) and its results. */
+export const itemBatchRequestExample: ItemBatchRequest = {
+  operations: [
+    { op: "create", ref: "row-1", ...itemCreateExample },
+    { op: "upsert", ref: "row-2", ...itemUpsertExample },
+    { op: "update", ref: "row-3", item_id: itemExample.item_id, version: itemExample.version, name: "Acme renewal" },
+    { op: "delete", ref: "row-4", item_id: "01935d70-1b2c-7d4e-8f50-6a7b8c9d0e20" },
+  ],
+  atomic: false,
+};
+export const itemBatchResponseExample: ItemBatchResponse = {
+  results: [
+    { index: 0, ref: "row-1", status: 201, item: itemExample, problem: null },
+    { index: 1, ref: "row-2", status: 200, item: itemExample, upsert: "updated", problem: null },
+    { index: 2, ref: "row-3", status: 200, item: { ...itemExample, name: "Acme renewal", version: itemExample.version + 1 }, problem: null },
+    { index: 3, ref: "row-4", status: 204, item: null, problem: null },
+  ],
+};
+/** CONTRACT "Batch writes": a tasks batch and its results. */
+export const taskBatchRequestExample: TaskBatchRequest = {
+  operations: [
+    { op: "create", ref: "row-1", ...taskCreateExample },
+    { op: "update", ref: "row-2", task_id: taskExample.task_id, is_completed: true },
+  ],
+};
+export const taskBatchResponseExample: TaskBatchResponse = {
+  results: [
+    { index: 0, ref: "row-1", status: 201, task: taskExample, problem: null },
+    { index: 1, ref: "row-2", status: 200, task: { ...taskExample, is_completed: true }, problem: null },
+  ],
+};

@@ -16,6 +16,9 @@ import {
   WebhookReplayResultSchema,
   WebhookReplaySchema,
   DuplicateMatchSchema,
+  ItemBatchRequestSchema,
+  ItemBatchResponseSchema,
+  ItemBatchResultSchema,
   ItemCreateSchema,
   ItemDeleteQuerySchema,
   ItemListQuerySchema,
@@ -39,6 +42,9 @@ import {
   PipelineSchema,
   StageSchema,
   StatusSchema,
+  TaskBatchRequestSchema,
+  TaskBatchResponseSchema,
+  TaskBatchResultSchema,
   TaskCreateSchema,
   TaskListQuerySchema,
   TaskChangedEventSchema,
@@ -100,6 +106,11 @@ export interface ApiOperation {
   errors?: readonly ErrorCode[];
   /** Accepts `Idempotency-Key` (CONTRACT "Idempotency"). */
   idempotent?: boolean;
+  /**
+   * Extra members of the problem body of the status that answers `code` (a batch's 422 `batch_failed` carries
+   * `results`); `id` is appended to the shared response's id.
+   */
+  problemExtension?: { code: ErrorCode; id: string; shape: Record<string, z.ZodType> };
   /**
    * Marks the operation deprecated (CONTRACT "Versioning and compatibility"): `deprecated: true` in the document, and
    * every response carries `Deprecation`, `Sunset` (once `sunset` is set) and `Link: <...>; rel="deprecation"`
@@ -180,6 +191,13 @@ const list = <T extends z.ZodType>(schema: T, example: unknown): ExampleSchema =
 const one = (schema: z.ZodType, example: unknown): ExampleSchema => ({ schema, example });
 const BASE = "/v1/ext";
 
+/** What both batch operations say (CONTRACT "Batch writes"). */
+const BATCH_DESC =
+  "Runs 1..100 operations, each exactly as its single request (same validation, status, problem body and events, in operation order), in ONE request for the rate limit. " +
+      "`results` holds one entry per operation in order: `status` is what the operation alone would answer (201, 200, 204, 4xx) with its resource or `problem`. " +
+      "Without `atomic` each operation runs on its own (a failure does not stop the next). With `atomic: true` all run in one transaction: when one fails, none is applied, no event is written, and the answer is `422 batch_failed` with the same `results` (the failed operation with its status and problem, every other one `424`). " +
+      "An `Idempotency-Key` covers the whole batch: a retry replays the whole response. The body stays under 1 MiB.";
+
 /** Every operation of the external API, in reference order. */
 export const API_OPERATIONS: readonly ApiOperation[] = [
   {
@@ -252,6 +270,17 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     errors: ["not_found", "version_conflict"],
   },
   {
+    method: "post", path: `${BASE}/items/batch`, operationId: "batchItems", summary: "Create, update, upsert or delete items in a batch", tag: "Items", access: ["items:write"],
+    description:
+      "Operations: `create` (the create body), `upsert` (the upsert body; `upsert` in the result says `created`, `updated` or `unchanged`), `update` (`item_id` and the PATCH body), `delete` (`item_id`, optional `version`). " +
+      BATCH_DESC,
+    body: one(ItemBatchRequestSchema, ex.itemBatchRequestExample),
+    success: { status: 200, description: "One result per operation, in operation order.", body: one(ItemBatchResponseSchema, ex.itemBatchResponseExample) },
+    errors: ["batch_failed", "payload_erased"],
+    idempotent: true,
+    problemExtension: { code: "batch_failed", id: "ItemBatch", shape: { results: z.array(ItemBatchResultSchema).optional() } },
+  },
+  {
     method: "get", path: `${BASE}/tasks`, operationId: "listTasks", summary: "List tasks", tag: "Tasks", access: ["tasks:read"],
     description: "The company's tasks, newest first, filtered by the query. Keyset pagination: follow the `Link` header's `next` URL.",
     query: TaskListQuerySchema,
@@ -264,6 +293,15 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
     success: { status: 201, description: "The created task.", body: one(TaskSchema, ex.taskExample), location: true },
     errors: ["invalid_reference"],
     idempotent: true,
+  },
+  {
+    method: "post", path: `${BASE}/tasks/batch`, operationId: "batchTasks", summary: "Create or update tasks in a batch", tag: "Tasks", access: ["tasks:write"],
+    description: "Operations: `create` (the create body), `update` (`task_id` and the PATCH body). " + BATCH_DESC,
+    body: one(TaskBatchRequestSchema, ex.taskBatchRequestExample),
+    success: { status: 200, description: "One result per operation, in operation order.", body: one(TaskBatchResponseSchema, ex.taskBatchResponseExample) },
+    errors: ["batch_failed"],
+    idempotent: true,
+    problemExtension: { code: "batch_failed", id: "TaskBatch", shape: { results: z.array(TaskBatchResultSchema).optional() } },
   },
   {
     method: "get", path: `${BASE}/tasks/{task_id}`, operationId: "getTask", summary: "Get a task", tag: "Tasks", access: ["tasks:read"],

@@ -189,7 +189,7 @@ export function planCreate(companyId: string, pipeline: PipelineStructure, place
  * @returns the error to throw.
  */
 export async function insertRefused(prisma: PrismaClient, companyId: string, pipeline: PipelineStructure, requestedId: string) {
-  if ((await pipelines.findPipelineArchive(prisma, companyId, pipeline.id))?.archivedAt) return pipelineArchived(pipeline.name);
+  if ((await pipelines.readPipelineArchivedAt(prisma, companyId, pipeline.id))?.archivedAt) return pipelineArchived(pipeline.name);
   await pipelines.refreshPipelineStructure(prisma, companyId, pipeline.id);
   return unknownPipeline(requestedId);
 }

@@ -1,0 +1,258 @@
+/**
+ * Batch writes (CONTRACT "Batch writes (scripts under the 60-per-60-seconds limit)"; issue 31):
+ * `POST /v1/ext/items/batch` and `POST /v1/ext/tasks/batch` run up to 100 operations, each through the SAME service
+ * as its single request (services/items.ts `createItem`/`updateItem`, services/item-upsert.ts `upsertItem`,
+ * services/item-delete.ts `deleteItem`, services/tasks.ts `createTask`/`updateTask`), so an operation validates,
+ * answers (status, problem body) and emits events exactly as it would alone, and whatever those services do later
+ * (notes deleted with their item, the events feed's ordering lock) applies to batches too.
+ *
+ * - Non-atomic (default): the operations run in order, each in its own statements or transaction as alone; a failure
+ *   is that operation's result and the next one runs.
+ * - Atomic (`atomic: true`): all operations run in ONE transaction (db/sql.ts `inEnclosingTransaction`: the
+ *   services' raw statements join it, their own transactions become savepoints), after the company's batch lock
+ *   (db/batch-locks.ts: no two atomic batches of a company interleave, so they cannot deadlock on each other). The
+ *   first operation that fails rolls everything back (items, events, deliveries, the stored key): the answer is 422
+ *   `batch_failed` with `results`, the failed operation's own status and problem, every other one 424. Operations
+ *   whose schema fails are all reported (400 each) and nothing runs.
+ * - `Idempotency-Key` covers the whole batch: the key is taken before any operation runs (db/idempotency.ts
+ *   `holdKeyForRequest`) and the whole response is stored (in the atomic transaction, or after the last operation).
+ */
+import {
+  BATCH_NOT_APPLIED_STATUS,
+  createProblem,
+  parseItemBatchOperation,
+  parseTaskBatchOperation,
+  type BatchEnvelope,
+  type InvalidBatchOperation,
+  type Item,
+  type ItemBatchOperation,
+  type Problem,
+  type Task,
+  type TaskBatchOperation,
+  type UpsertResult,
+} from "@stageline/shared";
+import type { AppContext } from "../context";
+import { isDeadlock, lockCompanyBatches } from "../db/batch-locks";
+import { findStoredResponse, holdKeyForRequest, storeFailureOrRead, storeResponse } from "../db/idempotency";
+import { inEnclosingTransaction } from "../db/sql";
+import type { AuditActor } from "./audit-log";
+import { DomainError } from "./errors";
+import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
+import { deleteItem } from "./item-delete";
+import { upsertItem } from "./item-upsert";
+import { createItem, updateItem } from "./items";
+import { createTask, updateTask } from "./tasks";
+
+/** Who sends the batch: the company, the API key (task `created_by`, the audit log of deletions) and the client IP. */
+export interface BatchCaller {
+  companyId: string;
+  keyId: string;
+  actor: AuditActor;
+  ip: string | null;
+}
+
+/** What one operation answered when it succeeded. */
+interface Applied<R> {
+  status: 200 | 201 | 204;
+  resource: R | null;
+  upsert?: UpsertResult;
+}
+
+/** One result as the response carries it (`resourceKey` is `item` or `task`). */
+type Result = { index: number; ref: string | null; status: number; problem: Problem | null; upsert?: UpsertResult } & Record<string, unknown>;
+
+/** The response of a batch: `200 { results }`, or `422 batch_failed` with `results`. */
+export interface BatchResponse {
+  status: 200 | 422;
+  body: { results: Result[] } | (Problem & { results: Result[] });
+}
+
+/** How often an atomic batch runs again after PostgreSQL broke a deadlock by failing it (see db/batch-locks.ts). */
+const DEADLOCK_ATTEMPTS = 3;
+
+/** Thrown inside the atomic transaction by the first operation that fails: rolls it back. */
+class OperationFailed extends Error {
+  constructor(readonly index: number, readonly problem: Problem) {
+    super("batch operation failed");
+  }
+}
+
+/** The problem an operation alone would have answered for `err` (a DomainError; anything else is a 500). */
+function problemOf(err: DomainError): Problem {
+  return createProblem(err.code, err.detail, err.extras, err.status);
+}
+
+/** The 400 an operation whose schema failed would have answered alone. */
+function invalidProblem(op: InvalidBatchOperation): Problem {
+  const paths = op.errors.map((e) => e.path || "body");
+  const fields = paths.length > 10 ? `${paths.slice(0, 10).join(", ")} and ${paths.length - 10} more` : paths.join(", ");
+  return createProblem("validation_failed", `The operation is invalid (${fields}).`, { errors: op.errors });
+}
+
+/**
+ * Runs a batch whose operations are already parsed (or failed their schema), under `claim` when given.
+ */
+async function runBatch<Op extends { ref: string | null }, R>(
+  ctx: AppContext,
+  caller: BatchCaller,
+  envelope: BatchEnvelope,
+  run: BatchRun<Op, R>,
+  claim: IdempotencyClaim | undefined,
+): Promise<BatchResponse> {
+  const held = claim ? await holdKeyForRequest(ctx.db, claim) : null;
+  if (claim && !held) throw keyInUse();
+  try {
+    if (claim) {
+      const stored = await findStoredResponse(ctx.prisma, claim);
+      if (stored) throw new StoredResponseFound(stored);
+    }
+    const response = envelope.atomic ? await runAtomic(ctx, caller, run, claim) : await runEach(ctx, run);
+    if (claim && !(envelope.atomic && response.status === 200)) {
+      // Stored after the operations (the atomic batch that succeeded stored it in its transaction). The key is held,
+      // so nothing else can have stored one meanwhile.
+      await storeFailureOrRead(ctx.prisma, claim, { status: response.status, body: JSON.stringify(response.body), location: null });
+    }
+    return response;
+  } finally {
+    await held?.release();
+  }
+}
+
+const isInvalid = (op: unknown): op is InvalidBatchOperation => (op as InvalidBatchOperation).invalid === true;
+
+function success<R>(index: number, ref: string | null, resourceKey: string, applied: Applied<R>): Result {
+  const result: Result = { index, ref, status: applied.status, [resourceKey]: applied.resource, problem: null };
+  if (applied.upsert) result.upsert = applied.upsert;
+  return result;
+}
+
+function failure(index: number, ref: string | null, resourceKey: string, problem: Problem): Result {
+  return { index, ref, status: problem.status, [resourceKey]: null, problem };
+}
+
+/** The parsed operations of a batch, the key of their resource in the results, and how one valid operation runs. */
+interface BatchRun<Op, R> {
+  operations: (Op | InvalidBatchOperation)[];
+  resourceKey: "item" | "task";
+  /** Runs one valid operation through its single-request service with the context it is given. */
+  apply: (ctx: AppContext, op: Op) => Promise<Applied<R>>;
+}
+
+/** Non-atomic: each operation on its own, in order; a failure is its result. */
+async function runEach<Op extends { ref: string | null }, R>(ctx: AppContext, { operations, resourceKey, apply }: BatchRun<Op, R>): Promise<BatchResponse> {
+  const results: Result[] = [];
+  for (const [index, op] of operations.entries()) {
+    if (isInvalid(op)) {
+      results.push(failure(index, op.ref, resourceKey, invalidProblem(op)));
+      continue;
+    }
+    try {
+      results.push(success(index, op.ref, resourceKey, await apply(ctx, op)));
+    } catch (err) {
+      if (!(err instanceof DomainError)) {
+        // As alone: a 500 whose details stay in the log. The operations before it stay applied.
+        ctx.logger.error({ err, index }, "batch operation failed unexpectedly");
+        results.push(failure(index, op.ref, resourceKey, createProblem("internal", "Something went wrong on our side with this operation. Please try it again.")));
+        continue;
+      }
+      results.push(failure(index, op.ref, resourceKey, problemOf(err)));
+    }
+  }
+  return { status: 200, body: { results } };
+}
+
+/** Atomic: every operation in one transaction; the first failure rolls back all (422 `batch_failed`). */
+async function runAtomic<Op extends { ref: string | null }, R>(
+  ctx: AppContext,
+  caller: BatchCaller,
+  { operations, resourceKey, apply }: BatchRun<Op, R>,
+  claim: IdempotencyClaim | undefined,
+): Promise<BatchResponse> {
+  const failed = new Map<number, Problem>();
+  for (const [index, op] of operations.entries()) if (isInvalid(op)) failed.set(index, invalidProblem(op));
+  if (failed.size > 0) return batchFailed(operations, resourceKey, failed);
+
+  // The services wake the dispatcher after their writes; here that waits for the commit.
+  const quiet: AppContext = { ...ctx, eventsCommitted: () => undefined };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const results = await inEnclosingTransaction(ctx.prisma, async (q) => {
+        await lockCompanyBatches(q, caller.companyId);
+        const out: Result[] = [];
+        for (const [index, op] of (operations as Op[]).entries()) {
+          try {
+            out.push(success(index, op.ref, resourceKey, await apply(quiet, op)));
+          } catch (err) {
+            if (err instanceof DomainError) throw new OperationFailed(index, problemOf(err));
+            throw err;
+          }
+        }
+        if (claim) await storeResponse(q, claim, { status: 200, body: JSON.stringify({ results: out }), location: null });
+        return out;
+      });
+      ctx.eventsCommitted();
+      return { status: 200, body: { results } };
+    } catch (err) {
+      if (err instanceof OperationFailed) return batchFailed(operations, resourceKey, new Map([[err.index, err.problem]]));
+      if (isDeadlock(err) && attempt < DEADLOCK_ATTEMPTS) continue;
+      throw err;
+    }
+  }
+}
+
+/** 422 `batch_failed`: the failed operations with their problem, every other one 424. */
+function batchFailed(operations: { ref: string | null }[], resourceKey: string, failed: Map<number, Problem>): BatchResponse {
+  const results = operations.map((op, index) => {
+    const problem = failed.get(index);
+    return problem ? failure(index, op.ref, resourceKey, problem) : { index, ref: op.ref, status: BATCH_NOT_APPLIED_STATUS, [resourceKey]: null, problem: null };
+  });
+  const which = [...failed.keys()].join(", ");
+  const problem = createProblem(
+    "batch_failed",
+    `Operation${failed.size === 1 ? "" : "s"} ${which} failed, so none of this atomic batch was applied (the others answer 424). Fix ${failed.size === 1 ? "it" : "them"} and send the batch again.`,
+  );
+  return { status: 422, body: { ...problem, results } };
+}
+
+/**
+ * CONTRACT "Batch writes": runs an items batch (`create`, `update`, `upsert`, `delete`) for `caller`.
+ * @param claim the batch's `Idempotency-Key` claim (http/idempotency.ts), or undefined.
+ * @returns `200 { results }` in operation order (each `status` what the operation alone answers: 201, 200, 204, 4xx),
+ * or, atomic, `422 batch_failed` with the same `results`.
+ * @throws StoredResponseFound when the key has a stored response; 409 `idempotency_key_in_use` while another request
+ * holds it; an unexpected error of an atomic batch (nothing applied).
+ */
+export function runItemBatch(ctx: AppContext, caller: BatchCaller, envelope: BatchEnvelope, claim?: IdempotencyClaim): Promise<BatchResponse> {
+  const operations = envelope.operations.map(parseItemBatchOperation);
+  return runBatch<ItemBatchOperation, Item>(ctx, caller, envelope, { operations, resourceKey: "item", apply: (c, op) => applyItemOperation(c, caller, op) }, claim);
+}
+
+async function applyItemOperation(ctx: AppContext, caller: BatchCaller, op: ItemBatchOperation): Promise<Applied<Item>> {
+  switch (op.op) {
+    case "create":
+      return { status: 201, resource: await createItem(ctx, caller.companyId, op.body) };
+    case "update":
+      return { status: 200, resource: await updateItem(ctx, caller.companyId, op.itemId, op.body) };
+    case "upsert": {
+      const { result, item } = await upsertItem(ctx, caller.companyId, op.body);
+      return { status: result === "created" ? 201 : 200, resource: item, upsert: result };
+    }
+    case "delete":
+      await deleteItem(ctx, caller.companyId, op.itemId, { actor: caller.actor, ip: caller.ip, version: op.version });
+      return { status: 204, resource: null };
+  }
+}
+
+/**
+ * CONTRACT "Batch writes": runs a tasks batch (`create`, `update`) for `caller`; as `runItemBatch`.
+ */
+export function runTaskBatch(ctx: AppContext, caller: BatchCaller, envelope: BatchEnvelope, claim?: IdempotencyClaim): Promise<BatchResponse> {
+  const operations = envelope.operations.map(parseTaskBatchOperation);
+  return runBatch<TaskBatchOperation, Task>(ctx, caller, envelope, { operations, resourceKey: "task", apply: (c, op) => applyTaskOperation(c, caller, op) }, claim);
+}
+
+async function applyTaskOperation(ctx: AppContext, caller: BatchCaller, op: TaskBatchOperation): Promise<Applied<Task>> {
+  if (op.op === "create") return { status: 201, resource: await createTask(ctx, caller.companyId, caller.keyId, op.body) };
+  return { status: 200, resource: await updateTask(ctx, caller.companyId, op.taskId, op.body) };
+}
+
