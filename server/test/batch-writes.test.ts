@@ -6,6 +6,8 @@
  * rate-limit unit per batch; `Idempotency-Key` over the whole batch (replay, reuse, concurrent duplicate); two atomic
  * batches touching the same items in opposite orders, concurrently (no deadlock). Both databases.
  */
+import { CLI_ACTOR } from "../src/services/audit-log";
+import { createUser } from "../src/services/users";
 import { useProcessPair } from "./helpers/process-pair";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
@@ -182,6 +184,27 @@ describe("items batch: atomic", () => {
     );
     for (const r of rounds) expect(r.status).toBe(200);
     for (const i of items) expect((await api("GET", `/v1/ext/items/${i.item_id}`)).body.version).toBe(5);
+  });
+});
+
+describe("batch operations over notes and people (issue 30 merged with 31)", () => {
+  it("an atomic batch deletes an item with notes (the notes go with it) and creates a task whose assignee is a user", async () => {
+    const item = await newItem({ name: "Has notes" });
+    const note = await api("POST", "/v1/ext/notes", { item_id: item.item_id, body: "A note that goes with its item" });
+    expect(note.status).toBe(201);
+    const user = await createUser(t.server.ctx.prisma, { company_id: t.companyId, email: unique("assignee"), role: "member" }, { actor: CLI_ACTOR });
+
+    const items = await api("POST", ITEMS, { atomic: true, operations: [{ op: "delete", item_id: item.item_id }] });
+    expect(items.status).toBe(200);
+    expect(items.body.results[0]).toMatchObject({ status: 204, item: null, problem: null });
+    expect((await api("GET", `/v1/ext/notes/${note.body.note_id}`)).status).toBe(404);
+
+    const tasks = await api("POST", TASKS, {
+      atomic: true,
+      operations: [{ op: "create", title: "Call back", due_at: "2030-01-01T09:00:00Z", assigned_to: user.id }],
+    });
+    expect(tasks.status).toBe(200);
+    expect(tasks.body.results[0]).toMatchObject({ status: 201, task: { assigned_to: user.id, assignee: { user_id: user.id, email: user.email } } });
   });
 });
 

@@ -1,5 +1,6 @@
 /** Data access for console users (table `users`) and their invitations (table `invites`). */
-import type { Prisma } from "../generated/prisma/client";
+import type { Prisma, PrismaClient } from "../generated/prisma/client";
+import { sqlOf } from "./sql";
 import type { Queryable } from "./companies";
 
 /** Every user of a company, oldest first. */
@@ -127,11 +128,16 @@ export function listUserCards(db: Queryable, companyId: string, after: Directory
 /**
  * The users of company `companyId` among the ids `ids` (duplicates allowed; ids of another company or of no user are
  * simply absent), in one query; no query at all for an empty list. Used to fill tasks' `assignee` per page.
+ * A raw statement through `sqlOf`, so that inside an atomic batch (db/sql.ts `inEnclosingTransaction`) it joins the
+ * batch's transaction: a Prisma ORM call there would wait for that transaction for ever on PGlite.
  */
-export function findUserCards(db: Queryable, companyId: string, ids: readonly string[]): Promise<UserCard[]> {
+export function findUserCards(prisma: PrismaClient, companyId: string, ids: readonly string[]): Promise<UserCard[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return Promise.resolve([]);
-  return db.user.findMany({ where: { companyId, id: { in: unique } }, select: CARD_SELECT });
+  return sqlOf(prisma).query<UserCard>(
+    "SELECT id, name, email FROM users WHERE company_id = $1 AND id = ANY($2::text[])",
+    [companyId, unique],
+  );
 }
 
 /** Sets (or, with null, clears) user `id`'s display name; returns the user. */
