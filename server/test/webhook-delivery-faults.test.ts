@@ -11,7 +11,7 @@ import { startServer } from "../src/server";
 import { adoptWakeups, claimDueDeliveries } from "../src/db/webhook-dispatch";
 import { WebhookDispatcher } from "../src/webhooks/dispatcher";
 import { startTestServer, testConfig, type TestServer } from "./helpers/test-server";
-import { createSubscription, emitEvents, startReceiver, waitUntil, type Receiver, type ReceivedRequest } from "./helpers/receiver";
+import { createSubscription, emitEvents, emitEventsTogether, startReceiver, waitUntil, type Receiver, type ReceivedRequest } from "./helpers/receiver";
 
 process.env.WEBHOOK_RETRY_BASE_MS = "20";
 process.env.WEBHOOK_RETRY_MAX_MS = "200";
@@ -106,7 +106,9 @@ describe("webhook delivery when the retry window runs out", () => {
   it("fails the delivery after a last attempt at the window's end, and disables the subscription that kept failing", async () => {
     const prisma = t.server.ctx.prisma;
     const sub = await createSubscription(t.server.ctx, { companyId: t.companyId, targetUrl: `${rx.url}/broken` });
-    const [first] = await emitEvents(t.server.ctx, t.companyId, 3);
+    // One transaction: the three deliveries are queued before the first attempt, however slow the machine (with three
+    // separate inserts, a 1.5 s window could run out before the second existed, which then got an attempt of its own).
+    const [first] = await emitEventsTogether(t.server.ctx, t.companyId, 3);
     await waitUntil(async () => (await prisma.webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } })).disabledAt !== null, "the subscription to be disabled");
 
     const subscription = await prisma.webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } });

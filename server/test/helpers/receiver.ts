@@ -180,6 +180,25 @@ export async function emitEvents(
   return events;
 }
 
+/**
+ * As `emitEvents`, but the `count` events commit together in ONE transaction: a test whose timing assumes all of them
+ * are queued before the dispatcher's first attempt (a short retry window) holds however slowly the machine inserts.
+ */
+export async function emitEventsTogether(ctx: AppContext, companyId: string, count: number): Promise<{ id: string }[]> {
+  const ids = await ctx.prisma.$transaction(async (tx) => {
+    const out: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const payload = { item_id: `item-${i}`, name: `Deal ${i}` };
+      const row = await insertEvent(tx, { companyId, type: "item.created", resourceId: payload.item_id, payload });
+      await fanOutEvent(tx, { id: row.id, seq: row.seq, companyId, type: "item.created" });
+      out.push(row.id);
+    }
+    return out;
+  });
+  ctx.eventsCommitted();
+  return ids.map((id) => ({ id }));
+}
+
 /** Polls `condition` every 20 ms until it holds; fails after `timeoutMs` naming `what`. */
 export async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
