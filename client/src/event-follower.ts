@@ -170,6 +170,7 @@ export class EventFollower implements AsyncIterableIterator<FeedEvent> {
    */
   private async readPage(query: EventListQuery): Promise<EventPage | typeof ABORTED> {
     for (let failures = 0; ; failures++) {
+      if (this.signal?.aborted) return ABORTED; // nothing is sent once aborted
       try {
         return await this.abortable(this.read(query));
       } catch (err) {
