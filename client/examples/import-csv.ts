@@ -12,7 +12,8 @@
  *
  * Batches: the rows go as `upsert` operations (create, or update the item the pipeline's duplicate detection matches,
  * e.g. by `email`: importing the file again updates instead of duplicating) through `items.batchAll`, 100 rows per
- * request (`--chunk-size`), so 10,000 rows are 100 requests: under two windows of the 60-per-minute limit.
+ * request (`--chunk-size`), so 10,000 rows are 100 requests: under two windows of the 60-per-minute limit (the
+ * server's time per batch decides the rest: test/client-examples/measure-import.ts).
  * `--create` sends `create` operations instead (for a pipeline without duplicate detection).
  *
  * Resumable: after each batch, `<file>.import-progress.json` (`--progress-file`) records how many batches are done.

@@ -164,7 +164,7 @@ export class Items {
    * Any number of item operations as batches of up to 100 (`size`), sent one after the other in order through the
    * rate-limit gate, with `onProgress` after each, and per-batch `Idempotency-Key`s `<idempotencyKey>:<n>` so a
    * re-run of the same work replays the batches already applied (see `BatchAllOptions`). 10,000 operations are 100
-   * requests: under two windows of the default 60-per-minute limit.
+   * requests: under two windows of the default 60-per-minute limit (the server's time per batch then decides the rest).
    * @returns every result in operation order, `index` the position in `operations`.
    * @throws as `batch` (a failed atomic batch stops it: the earlier batches stay applied), TypeError for bad options,
    * the signal's reason once aborted.
