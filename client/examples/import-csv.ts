@@ -1,5 +1,5 @@
 /**
- * Example: import items from a CSV file into a pipeline, with a progress bar, resumable.
+ * Example: import items from a CSV file into a pipeline with batch upsert, a progress bar, resumable after a kill.
  *
  *   STAGELINE_URL=http://127.0.0.1:3000 STAGELINE_API_KEY=sl_... npx tsx import-csv.ts leads.csv --pipeline Sales
  *
@@ -10,21 +10,30 @@
  *   any other column       a custom field of the pipeline, sent as text; `key:number` and `key:boolean` in the
  *                          header send numbers and booleans (e.g. `deal_value:number`). Empty cells are left out.
  *
- * Resumable: every row is created with the Idempotency-Key `csv-import:<pipeline id>:<SHA-256 of the file>:<row>`, so
- * running the same command again after a crash, a lost connection or Ctrl-C creates no row twice: the server
- * answers the rows it has seen with their first answer (for 24 hours, CONTRACT "Idempotency"). A changed file is
- * a new import (another hash). Rows are sent one at a time, in file order; the client waits out the rate limit.
+ * Batches: the rows go as `upsert` operations (create, or update the item the pipeline's duplicate detection matches,
+ * e.g. by `email`: importing the file again updates instead of duplicating) through `items.batchAll`, 100 rows per
+ * request (`--chunk-size`), so 10,000 rows are 100 requests: under two windows of the 60-per-minute limit (the
+ * server's time per batch decides the rest: test/client-examples/measure-import.ts).
+ * `--create` sends `create` operations instead (for a pipeline without duplicate detection).
+ *
+ * Resumable: after each batch, `<file>.import-progress.json` (`--progress-file`) records how many batches are done.
+ * Run the same command again after a kill, a crash, a lost connection or Ctrl-C and the import continues with the
+ * first unfinished batch; that one goes with the same `Idempotency-Key` as before
+ * (`csv-import:<pipeline id>:<SHA-256 of the file>:<mode>:<chunk size>:<batch>`), so if the server had applied it
+ * already it answers with its first response instead of applying it again (keys are kept 24 hours). The progress file
+ * is removed when the import completes. A changed file is a new import (another hash: the progress file is ignored).
  *
  * Output: a progress bar on stderr when it is a terminal; `--verbose` prints `row <n>: <short id> <name>` per row on
- * stdout. A row the server refuses (400/422) is reported on stderr and skipped. Exit status: 0 every row is in,
- * 1 some rows were refused or the import stopped on an error (run it again to resume), 2 usage, 130 interrupted.
+ * stdout, batch by batch. A row refused by the script (a cell that does not fit, an unknown stage) or by the server
+ * (its 400/422 in the batch's results) is reported on stderr and skipped. Exit status: 0 every row is in, 1 some rows
+ * were refused or the import stopped on an error (run it again to resume), 2 usage, 130 interrupted.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { MultiBar, Presets, type SingleBar } from "cli-progress";
 import { parse, type Options as CsvOptions } from "csv-parse";
-import { ConnectionError, StagelineError, ValidationError, type ItemCreate, type Stageline } from "@stageline/client";
+import type { BatchProgress, ItemBatchOperation, ItemBatchResult, ItemCreate, Stageline } from "@stageline/client";
 import { clientFromEnv, findPipeline, runMain, UsageError } from "./lib/connect";
 
 /** csv-parse settings: header row, blank lines skipped, cells trimmed, each record with its position. */
@@ -157,12 +166,6 @@ async function bodyOf(record: Record<string, string>, columns: FieldColumn[], sh
   };
 }
 
-/** True for an error that concerns the row alone: a cell or name of ours, or the server's 400/422 for it. */
-function refusal(err: unknown): boolean {
-  if (err instanceof ValidationError) return true;
-  return !(err instanceof StagelineError || err instanceof ConnectionError);
-}
-
 /**
  * The progress bar on stderr (drawn only when stderr is a terminal) and the refused rows' messages, printed above
  * the bar on a terminal and as plain lines otherwise.
@@ -191,58 +194,129 @@ class Progress {
   }
 }
 
-/** The Idempotency-Key of row `row` (1-based, header excluded) of the file with hash `sha256` into `pipelineId`. */
-export function rowKey(pipelineId: string, sha256: string, row: number): string {
-  return `csv-import:${pipelineId}:${sha256}:${row}`;
+/** What the progress file holds: which import it belongs to and how far it got. */
+interface ImportProgress {
+  /** The import's key (pipeline, file hash, mode, chunk size): a progress file of another import is ignored. */
+  key: string;
+  /** Batches finished, from the first. */
+  chunks_done: number;
+  /** Rows of those batches the server refused (so the summary counts them after a resume). */
+  refused: number;
+}
+
+/**
+ * The key every batch's `Idempotency-Key` derives from (`<key>:<batch number>`): the same file into the same pipeline
+ * in the same mode and chunk size makes the same batches, so a re-run sends the very bodies the keys were used with.
+ */
+export function importKey(pipelineId: string, sha256: string, mode: "upsert" | "create", chunkSize: number): string {
+  return `csv-import:${pipelineId}:${sha256}:${mode}:${chunkSize}`;
+}
+
+/** The progress recorded for import `key` in `file`, or none (no file, another import's, unreadable). */
+export function readProgress(file: string, key: string): ImportProgress | null {
+  try {
+    const progress = JSON.parse(fs.readFileSync(file, "utf8")) as ImportProgress;
+    return progress.key === key && Number.isInteger(progress.chunks_done) && progress.chunks_done >= 0 ? progress : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Records `progress` in `file` atomically (a kill leaves the old file or the new one, never half of one). */
+function writeProgress(file: string, progress: ImportProgress): void {
+  const temporary = `${file}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(progress));
+  fs.renameSync(temporary, file);
+}
+
+/** Where a CSV row came from: its row number (1-based, header excluded), line and name. */
+interface RowOrigin {
+  row: number;
+  line: number;
 }
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
-    options: { pipeline: { type: "string" }, verbose: { type: "boolean", default: false } },
+    options: {
+      pipeline: { type: "string" },
+      verbose: { type: "boolean", default: false },
+      create: { type: "boolean", default: false },
+      "chunk-size": { type: "string", default: "100" },
+      "progress-file": { type: "string" },
+    },
     allowPositionals: true,
   });
   const file = positionals[0];
-  if (!file || !values.pipeline || positionals.length > 1) throw new UsageError("Usage: import-csv.ts <file.csv> --pipeline <name or id> [--verbose]");
+  const usage = "Usage: import-csv.ts <file.csv> --pipeline <name or id> [--create] [--chunk-size 1..100] [--progress-file <path>] [--verbose]";
+  const chunkSize = Number(values["chunk-size"]);
+  if (!file || !values.pipeline || positionals.length > 1 || !Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > 100) throw new UsageError(usage);
   const client = clientFromEnv();
   const pipeline = await findPipeline(client, values.pipeline);
   const { sha256, rows, headers } = await scanCsv(file);
   const columns = fieldColumns(headers);
   const shape = new PipelineShape(client, pipeline.id);
+  const mode = values.create ? "create" : "upsert";
+  const key = importKey(pipeline.id, sha256, mode, chunkSize);
+  const progressFile = values["progress-file"] ?? `${file}.import-progress.json`;
 
-  let interrupted = false;
-  process.on("SIGINT", () => {
-    if (interrupted) process.exit(130); // a second Ctrl-C: stop at once (still safe to re-run)
-    interrupted = true;
-  });
   const progress = new Progress(rows);
-  let done = 0;
-  try {
-    for await (const { record, info } of fs.createReadStream(file).pipe(parse(CSV_OPTIONS)) as AsyncIterable<CsvRecord>) {
-      if (interrupted) break;
-      const row = info.records;
-      try {
-        const item = await client.items.create(await bodyOf(record, columns, shape), { idempotencyKey: rowKey(pipeline.id, sha256, row) });
-        if (values.verbose) process.stdout.write(`row ${row}: ${item.short_id} ${item.name}\n`);
-      } catch (err) {
-        // A refused row (a cell that does not fit, an unknown stage, 400/422 from the server) is reported and
-        // skipped; anything else (auth, network after the retries, 5xx) stops the import, which re-running resumes.
-        if (!refusal(err)) throw err;
-        progress.refuse(`row ${row} (line ${info.lines}) refused: ${(err as Error).message}`);
-      }
-      done = row;
-      progress.update(row);
+  // Every row's operation, in file order (deterministic: a re-run builds the same batches); the rows the script
+  // refuses are reported here, on every run, and never sent.
+  const operations: ItemBatchOperation[] = [];
+  const origins: RowOrigin[] = [];
+  for await (const { record, info } of fs.createReadStream(file).pipe(parse(CSV_OPTIONS)) as AsyncIterable<CsvRecord>) {
+    try {
+      operations.push({ op: mode, ref: String(info.records), ...(await bodyOf(record, columns, shape)) });
+      origins.push({ row: info.records, line: info.lines });
+    } catch (err) {
+      progress.refuse(`row ${info.records} (line ${info.lines}) refused: ${(err as Error).message}`);
     }
+  }
+
+  const saved = readProgress(progressFile, key);
+  const startChunk = saved?.chunks_done ?? 0;
+  let serverRefused = saved?.refused ?? 0;
+  progress.refused += serverRefused;
+  const rowsBefore = (chunk: number) => (chunk * chunkSize < origins.length ? origins[chunk * chunkSize]!.row - 1 : rows);
+  progress.update(rowsBefore(startChunk));
+  if (startChunk > 0) process.stderr.write(`Resuming after batch ${startChunk} (row ${rowsBefore(startChunk)} of ${rows}), from ${progressFile}.\n`);
+
+  const interrupt = new AbortController();
+  process.on("SIGINT", () => {
+    if (interrupt.signal.aborted) process.exit(130); // a second Ctrl-C: stop at once (still safe to re-run)
+    interrupt.abort(new Error("interrupted"));
+  });
+  let done = rowsBefore(startChunk);
+  const onProgress = ({ chunk, results }: BatchProgress<ItemBatchResult>) => {
+    const refusals: string[] = [];
+    const lines: string[] = [];
+    for (const result of results) {
+      const origin = origins[result.index]!;
+      if (result.status >= 400) refusals.push(`row ${origin.row} (line ${origin.line}) refused: ${result.problem?.detail || result.problem?.title || `status ${result.status}`}`);
+      else if (values.verbose && result.item) lines.push(`row ${origin.row}: ${result.item.short_id} ${result.item.name}\n`);
+    }
+    serverRefused += refusals.length;
+    // Recorded before anything is printed: a row shown as imported is in a batch the progress file counts.
+    writeProgress(progressFile, { key, chunks_done: chunk + 1, refused: serverRefused });
+    for (const message of refusals) progress.refuse(message);
+    if (lines.length) process.stdout.write(lines.join(""));
+    done = rowsBefore(chunk + 1);
+    progress.update(done);
+  };
+  try {
+    await client.items.batchAll(operations, { size: chunkSize, idempotencyKey: key, startChunk, onProgress, signal: interrupt.signal });
   } catch (err) {
     progress.stop();
-    process.stderr.write(`Stopped after row ${done} of ${rows}: ${(err as Error).message}\nRun the same command again to resume: rows already imported are not created twice.\n`);
+    if (interrupt.signal.aborted) {
+      process.stderr.write(`Interrupted after row ${done} of ${rows}. Run the same command again to resume: finished batches are not sent again.\n`);
+      return 130;
+    }
+    process.stderr.write(`Stopped after row ${done} of ${rows}: ${(err as Error).message}\nRun the same command again to resume: finished batches are not sent again.\n`);
     return 1;
   }
+  fs.rmSync(progressFile, { force: true });
   const refused = progress.refused;
   progress.stop();
-  if (interrupted) {
-    process.stderr.write(`Interrupted after row ${done} of ${rows}. Run the same command again to resume: rows already imported are not created twice.\n`);
-    return 130;
-  }
   process.stderr.write(`Imported ${rows - refused} of ${rows} rows into ${pipeline.name}${refused ? `; ${refused} refused (see above)` : ""}.\n`);
   return refused ? 1 : 0;
 }

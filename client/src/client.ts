@@ -7,6 +7,7 @@ import type { ApiContext } from "./api";
 import type { paths } from "./generated/openapi";
 import { unwrap } from "./api";
 import { RateLimitGate } from "./rate-limit-gate";
+import { Events } from "./resources/events";
 import { Items } from "./resources/items";
 import { Notes } from "./resources/notes";
 import { Pipelines } from "./resources/pipelines";
@@ -37,9 +38,9 @@ export interface StagelineOptions {
 
 /** The Stageline external API client. */
 export class Stageline {
-  /** Items: `list`, `iterate`, `get`, `create`, `update`, `delete`, `checkDuplicates`, `find`. */
+  /** Items: `list`, `iterate`, `get`, `create`, `upsert`, `update`, `delete`, `checkDuplicates`, `find`, `batch`, `batchAll`. */
   readonly items: Items;
-  /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`. */
+  /** Tasks: `list`, `iterate`, `get`, `create`, `update`, `complete`, `batch`, `batchAll`. */
   readonly tasks: Tasks;
   /** Notes on items: `list`, `iterate`, `get`, `create`, `update`, `delete`. */
   readonly notes: Notes;
@@ -47,8 +48,10 @@ export class Stageline {
   readonly pipelines: Pipelines;
   /** People of the company: `list`, `iterate` (whom tasks can be assigned to). */
   readonly users: Users;
-  /** REST hooks: `subscribe`, `unsubscribe`, `list`, `iterate`, `sample`, `deliveries`, `redeliver`, `rotateSecret`. */
+  /** REST hooks: `subscribe`, `unsubscribe`, `list`, `iterate`, `sample`, `deliveries`, `redeliver`, `replay`, `rotateSecret`. */
   readonly webhooks: Webhooks;
+  /** The events feed: `list`, `iterate`, `get`, `follow`. */
+  readonly events: Events;
   private readonly ctx: ApiContext;
 
   /**
@@ -77,6 +80,7 @@ export class Stageline {
     this.pipelines = new Pipelines(this.ctx);
     this.users = new Users(this.ctx);
     this.webhooks = new Webhooks(this.ctx);
+    this.events = new Events(this.ctx);
   }
 
   /**

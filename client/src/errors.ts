@@ -3,7 +3,10 @@
  * server's RFC 9457 problem details, one subclass per kind of failure, and `ConnectionError` when the network or a
  * timeout defeats every attempt. `errorFromResponse` is the one factory that picks the class from the status.
  */
-import type { Problem, ProblemFieldError } from "./types";
+import type { ItemBatchResult, Problem, ProblemFieldError, TaskBatchResult } from "./types";
+
+/** One result of a batch (items or tasks). */
+type BatchResult = ItemBatchResult | TaskBatchResult;
 
 /** What the server answered: the status, the parsed problem (when the body was one) and the response headers. */
 export interface ErrorResponse {
@@ -65,6 +68,26 @@ export class NotFoundError extends StagelineError {}
 export class ConflictError extends StagelineError {}
 /** 400 (`validation_failed`, see `errors`) or 422 (`invalid_reference`, `pipeline_archived`, `idempotency_key_reused`). */
 export class ValidationError extends StagelineError {}
+/**
+ * 422 `batch_failed`: an operation of an atomic batch (`items.batch`, `tasks.batch` with `atomic: true`) failed, so
+ * none was applied (CONTRACT "Batch writes"). `results` holds one entry per operation in order: the failed one with its
+ * status and `problem`, every other one `status: 424`.
+ */
+export class BatchFailedError extends ValidationError {
+  /** The batch's results as the server sent them (`index`, `ref`, `status`, `problem`, `item` or `task`). */
+  readonly results: BatchResult[];
+  constructor(response: ErrorResponse) {
+    super(response);
+    const results = (response.problem as { results?: unknown } | undefined)?.results;
+    this.results = Array.isArray(results) ? (results as BatchResult[]) : [];
+  }
+}
+/**
+ * 410 `cursor_expired`: the `after` event id given to `events.list`, `events.iterate` or `events.follow` is no longer
+ * retained (events are kept for the server's retention period, 30 days by default): events may have been missed, so
+ * resynchronise (e.g. list what you mirror again) and follow again from a recent event (CONTRACT "Events feed").
+ */
+export class CursorExpiredError extends StagelineError {}
 /** 429 that outlasted `maxRateLimitWaitMs` (`rate_limited`); `retryAfterSeconds` from the last answer. */
 export class RateLimitError extends StagelineError {
   /** Seconds the server asked to wait (`Retry-After`), when it said. */
@@ -105,7 +128,8 @@ export class ConnectionError extends Error {
 
 /**
  * Builds the error for an answer with status >= 400: the subclass by status (401 Authentication, 402/403 Permission,
- * 404 NotFound, 409 Conflict, 400/422 Validation, 429 RateLimit, 5xx Server; any other status the base class).
+ * 404 NotFound, 409 Conflict, 400/422 Validation (422 `batch_failed`: BatchFailed), 410 `cursor_expired` CursorExpired,
+ * 429 RateLimit, 5xx Server; any other status the base class).
  * @param response the status, the parsed body (anything; only a JSON object counts as a problem) and headers.
  */
 export function errorFromResponse(response: { status: number; body: unknown; headers: Headers }): StagelineError {
@@ -116,7 +140,9 @@ export function errorFromResponse(response: { status: number; body: unknown; hea
   if (s === 402 || s === 403) return new PermissionError(args);
   if (s === 404) return new NotFoundError(args);
   if (s === 409) return new ConflictError(args);
+  if (s === 422 && problem?.code === "batch_failed") return new BatchFailedError(args);
   if (s === 400 || s === 422) return new ValidationError(args);
+  if (s === 410 && problem?.code === "cursor_expired") return new CursorExpiredError(args);
   if (s === 429) return new RateLimitError(args);
   if (s >= 500) return new ServerError(args);
   return new StagelineError(args);

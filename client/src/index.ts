@@ -4,7 +4,9 @@
  */
 export { Stageline, type StagelineOptions } from "./client";
 export type { CreateOptions } from "./api";
-export type { Page } from "./pagination";
+export type { EventPage, Page } from "./pagination";
+export { EventFollower, followDelayMs, FOLLOW_MIN_INTERVAL_MS, FOLLOW_MAX_INTERVAL_MS, FOLLOW_MAX_TRANSIENT_FAILURES, type FollowOptions } from "./event-follower";
+export { BATCH_MAX_OPERATIONS, chunkIdempotencyKey, type BatchOptions, type BatchAllOptions, type BatchProgress } from "./batch";
 export {
   StagelineError,
   AuthenticationError,
@@ -12,6 +14,8 @@ export {
   NotFoundError,
   ConflictError,
   ValidationError,
+  BatchFailedError,
+  CursorExpiredError,
   RateLimitError,
   ServerError,
   ConnectionError,

@@ -3,6 +3,7 @@
  * `Link: <...>; rel="next"` header (RFC 8288) carries the next page's URL. `list` gives one page with the cursor of
  * that URL; `iterate` walks every page lazily.
  */
+import type { FeedEvent } from "./types";
 
 /** One page of a list: the records and the cursor of the next page (null on the last page). */
 export interface Page<T> {
@@ -11,17 +12,35 @@ export interface Page<T> {
 }
 
 /**
+ * One page of the feed. `nextCursor`: the cursor of the next page in the newest-first order; `nextAfter`: with
+ * `after`, the `after` of the next page (the `Link: rel="next"` URL's). At most one of them is set; both are null on
+ * the last page. A page may be short, even empty, while a next one follows (the server examines a bounded number of
+ * events per page, so filters that match little give short pages).
+ */
+export interface EventPage extends Page<FeedEvent> {
+  nextAfter: string | null;
+}
+
+/**
  * The `cursor` query value of the `rel="next"` link of a `Link` header, or null when there is no next page.
  * @param link the raw header value (several links may be comma-separated), or null.
  */
 export function nextCursorFromLink(link: string | null): string | null {
+  return nextLinkParams(link)?.get("cursor") ?? null;
+}
+
+/**
+ * The query parameters of the `rel="next"` link of a `Link` header (e.g. `cursor`, or `after` for the events feed
+ * followed in commit order), or null when there is no next link.
+ * @param link the raw header value (several links may be comma-separated), or null.
+ */
+export function nextLinkParams(link: string | null): URLSearchParams | null {
   if (!link) return null;
   for (const match of link.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
     const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i.exec(match[2] ?? "");
     const relations = (rel?.[1] ?? rel?.[2] ?? "").toLowerCase().split(/\s+/);
     if (!relations.includes("next")) continue;
-    const url = new URL(match[1] ?? "", "http://link.invalid");
-    return url.searchParams.get("cursor");
+    return new URL(match[1] ?? "", "http://link.invalid").searchParams;
   }
   return null;
 }

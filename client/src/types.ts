@@ -7,6 +7,7 @@ import type { components, operations, webhooks } from "./generated/openapi";
 type Schemas = components["schemas"];
 type JsonBody<Op extends keyof operations> = operations[Op] extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
 type Query<Op extends keyof operations> = NonNullable<operations[Op]["parameters"]["query"]>;
+type BatchResultOf<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { "application/json": { results: (infer R)[] } } } } } ? R : never;
 type ListOf<Op extends keyof operations> = operations[Op] extends { responses: { 200: { content: { "application/json": (infer R)[] } } } } ? R : never;
 
 /** An item (GET /v1/ext/items/{item_id}); custom field values sit beside the built-in fields. */
@@ -69,6 +70,33 @@ export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type ItemDeleteOptions = Query<"deleteItem">;
 /** The query of `notes.delete` (DELETE /v1/ext/notes/{note_id}): optional `version` (optimistic locking). */
 export type NoteDeleteOptions = Query<"deleteNote">;
+/**
+ * One event of the events feed (GET /v1/ext/events; CONTRACT "Events feed"): `event_id` (the `webhook-id` of its
+ * deliveries), `event` (its name), `occurred_at` (ISO 8601), `resource_id` (the item, task or note) and `data`, exactly
+ * the body a delivery of it carries (`WebhookEventPayloads[event]`), or the erased body `{ item_id, erased: true }`
+ * once its item was deleted.
+ */
+export type FeedEvent = ListOf<"listEvents">;
+/** Body of `webhooks.replay` (POST /v1/ext/webhooks/{webhook_id}/replay): `since`, optional `until`, `only_failed` (default true). */
+export type WebhookReplay = JsonBody<"replayWebhookDeliveries">;
+/** Answer of `webhooks.replay`: `count`, the deliveries queued again (at most 1,000 a call: call again when it is 1,000). */
+export type WebhookReplayResult = operations["replayWebhookDeliveries"]["responses"][202]["content"]["application/json"];
+/**
+ * One operation of `items.batch` (CONTRACT "Batch writes"): `{ op: "create", ...createBody }`, `{ op: "upsert",
+ * ...upsertBody }`, `{ op: "update", item_id, ...patchBody }` or `{ op: "delete", item_id, version? }`, each with an
+ * optional `ref` (your label, echoed in its result, e.g. a CSV row number).
+ */
+export type ItemBatchOperation = JsonBody<"batchItems">["operations"][number];
+/** One operation of `tasks.batch`: `{ op: "create", ...createBody }` or `{ op: "update", task_id, ...patchBody }`, optional `ref`. */
+export type TaskBatchOperation = JsonBody<"batchTasks">["operations"][number];
+/**
+ * One result of `items.batch`, in operation order: `index` (position of the operation), `ref`, `status` (what the
+ * operation alone would have answered: 201, 200, 204, 4xx; 424 in a failed atomic batch), `item` (or null),
+ * `problem` (or null) and, for a successful upsert, `upsert` (`created`, `updated`, `unchanged`).
+ */
+export type ItemBatchResult = BatchResultOf<"batchItems">;
+/** One result of `tasks.batch`: `index`, `ref`, `status`, `task` (or null), `problem` (or null). */
+export type TaskBatchResult = BatchResultOf<"batchTasks">;
 /** The company and API key the client authenticates as (GET /v1/ext/me). */
 export type Me = Schemas["Me"];
 /** One failing field of a problem (`errors[]`). */
@@ -110,6 +138,8 @@ export type NoteListQuery = Query<"listNotes">;
 export type UserListQuery = Query<"listUsers">;
 /** Query of `webhooks.list` / `webhooks.iterate`. */
 export type WebhookListQuery = Query<"listWebhooks">;
+/** Query of `events.list` / `events.iterate` (`event`, `resource_id`, `pipeline_id`, `after`, `limit`, `cursor`). */
+export type EventListQuery = Query<"listEvents">;
 /** Query of `webhooks.deliveries`. */
 export type WebhookDeliveryListQuery = Query<"listWebhookDeliveries">;
 

@@ -2,8 +2,9 @@
  * `client.tasks` (CONTRACT "Client library"; spec "Tasks", CONTRACT "Tasks", "Lists", "Idempotency").
  */
 import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
+import { batchAll, batchRequest, type BatchAllOptions, type BatchOptions } from "../batch";
 import { iteratePages, type Page } from "../pagination";
-import type { Task, TaskCreate, TaskListQuery, TaskUpdate } from "../types";
+import type { Task, TaskBatchOperation, TaskBatchResult, TaskCreate, TaskListQuery, TaskUpdate } from "../types";
 
 /** Tasks of the company (optionally attached to an item). */
 export class Tasks {
@@ -68,5 +69,31 @@ export class Tasks {
    */
   complete(id: string): Promise<Task> {
     return this.update(id, { is_completed: true });
+  }
+
+  /**
+   * Creates or updates 1..100 tasks in one request (POST /v1/ext/tasks/batch; scope `tasks:write`; one unit of the
+   * rate limit; CONTRACT "Batch writes"), always with an `Idempotency-Key` (yours, or a random one reused by every
+   * attempt).
+   * @param operations `{ op: "create", ...body }` or `{ op: "update", task_id, ...patch }`, each with an optional `ref`.
+   * @param options `atomic` (all or nothing), `idempotencyKey`.
+   * @returns one result per operation, in order: `{ index, ref, status, task, problem }`.
+   * @throws BatchFailedError (422 `batch_failed`, atomic only), ValidationError, other StagelineErrors,
+   * ConnectionError; TypeError (nothing sent) for fewer than 1 or more than 100 operations.
+   */
+  async batch(operations: TaskBatchOperation[], options: BatchOptions = {}): Promise<TaskBatchResult[]> {
+    const { body, key } = batchRequest(operations, options);
+    const answer = await unwrap(this.ctx.keyed((fetch) => this.ctx.api.POST("/v1/ext/tasks/batch", { body, params: { header: { "Idempotency-Key": key } }, fetch })));
+    return answer.results;
+  }
+
+  /**
+   * Any number of task operations as batches of up to 100, in order, with progress and derived per-batch keys (as
+   * `items.batchAll`).
+   * @returns every result in operation order, `index` the position in `operations`.
+   * @throws as `batch`, TypeError for bad options, the signal's reason once aborted.
+   */
+  batchAll(operations: readonly TaskBatchOperation[], options?: BatchAllOptions<TaskBatchResult>): Promise<TaskBatchResult[]> {
+    return batchAll((chunk, batchOptions) => this.batch(chunk, batchOptions), operations, options);
   }
 }

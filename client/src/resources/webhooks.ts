@@ -4,7 +4,7 @@
  */
 import { requireId, idempotencyKeyOf, unwrap, unwrapPage, type ApiContext, type CreateOptions } from "../api";
 import { iteratePages, type Page } from "../pagination";
-import type { Item, Note, Task, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from "../types";
+import type { Item, Note, Task, WebhookDelivery, WebhookDeliveryListQuery, WebhookListQuery, WebhookReplay, WebhookReplayResult, WebhookSubscribe, WebhookSubscription, WebhookSubscriptionCreated } from "../types";
 
 /** REST hook subscriptions (scope `hooks:manage`). */
 export class Webhooks {
@@ -94,5 +94,20 @@ export class Webhooks {
   async rotateSecret(id: string): Promise<WebhookSubscriptionCreated> {
     const path = { webhook_id: requireId("id", id) };
     return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/rotate-secret", { params: { path }, fetch })));
+  }
+
+  /**
+   * Queues again the subscription's deliveries of the events of a time range (POST
+   * /v1/ext/webhooks/{webhook_id}/replay; answer 202; CONTRACT "Events feed"): failed ones only by default, or
+   * delivered ones too with `only_failed: false`, each keeping its `webhook-id`. Sent once (not retried after a
+   * network error or 5xx: a repeat would queue them again).
+   * @param body `since` (inclusive, ISO 8601), optional `until` (exclusive, default now), `only_failed` (default true).
+   * @returns `{ count }`: the deliveries queued (at most 1,000; at 1,000 call again for the rest).
+   * @throws NotFoundError (unknown subscription), ValidationError (400 bad range), other StagelineErrors, ConnectionError.
+   * @throws TypeError (the promise rejects, nothing is sent) when an id is empty or blank.
+   */
+  async replay(id: string, body: WebhookReplay): Promise<WebhookReplayResult> {
+    const path = { webhook_id: requireId("id", id) };
+    return unwrap(this.ctx.unkeyed((fetch) => this.ctx.api.POST("/v1/ext/webhooks/{webhook_id}/replay", { params: { path }, body, fetch })));
   }
 }
