@@ -117,7 +117,7 @@ describe('Stageline Polling Trigger', () => {
 		const linked = await createTask('Linked', item.item_id);
 		proxy.reset();
 		const events = await filtered.poll();
-		expect(events?.map((e) => [e.event, e.item_id ?? e.task_id])).toEqual([
+		expect(events?.map((e) => [e.event, e.task_id ?? e.item_id])).toEqual([
 			['item.created', item.item_id],
 			['task.created', linked.task_id],
 		]);

@@ -33,7 +33,9 @@ function feed(total: number, matches: (n: number) => boolean = () => true, scan 
 			n++;
 			if (matches(n)) results.push(event(n));
 		}
-		const headers: Record<string, string> = n < total ? { link: `<${base}/v1/ext/events?after=e${n}&limit=${limit}>; rel="next"` } : {};
+		// the next URL carries the whole query, with `after` moved on (as the server's Link)
+		const next = new URLSearchParams({ ...req.query, after: `e${n}` });
+		const headers: Record<string, string> = n < total ? { link: `<${base}/v1/ext/events?${next}>; rel="next"` } : {};
 		return { body: results, headers };
 	};
 }
