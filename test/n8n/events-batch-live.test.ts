@@ -212,7 +212,7 @@ describe('Stageline node batches', () => {
 		expect(await itemsNamed('Batch-B')).toHaveLength(99); // the non-atomic batch ran its other 99 operations
 	});
 
-	it('Create or Update and Task → Create go in batches; an item with its own Idempotency Key goes alone', async () => {
+	it('Create or Update, Update and Task → Create, Update go in batches; an item with its own Idempotency Key goes alone', async () => {
 		const upsertParams = createParams({
 			operation: 'upsert',
 			customFields: { mappingMode: 'defineBelow', value: { email: '={{ $json.email }}' }, schema: [] },
@@ -230,6 +230,24 @@ describe('Stageline node batches', () => {
 			[first.output[1]!.item_id, 'Batch-C Bob', 'unchanged'],
 		]);
 		expect(proxy.requests.filter((r) => r.method === 'POST').map((r) => r.path)).toEqual(['/v1/ext/items/batch']);
+
+		// Update in a batch: a stale Version fails that item alone (409), the other is updated
+		proxy.reset();
+		const updates = await runStageline(
+			credential,
+			{ resource: 'item', operation: 'update', itemId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, updateFields: { name: '={{ $json.name }}', version: '={{ $json.version }}' } },
+			{
+				inputItems: [
+					{ id: first.output[0]!.item_id, name: 'Batch-C Ada L.', version: second.output[0]!.version },
+					{ id: first.output[1]!.item_id, name: 'Batch-C Robert', version: 99 },
+				],
+				continueOnFail: true,
+				executionId: 'batch-c3',
+			},
+		);
+		expect(proxy.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/ext/items/batch']);
+		expect(updates.output[0]).toMatchObject({ item_id: first.output[0]!.item_id, name: 'Batch-C Ada L.' });
+		expect(updates.output[1]).toMatchObject({ error: expect.stringMatching(/changed since/), details: { httpCode: '409' } });
 
 		proxy.reset();
 		const tasks = await runStageline(
@@ -252,6 +270,19 @@ describe('Stageline node batches', () => {
 			['/v1/ext/tasks/batch', false],
 			['/v1/ext/tasks', true],
 			['/v1/ext/tasks/batch', false],
+		]);
+
+		// Task → Update in a batch
+		proxy.reset();
+		const taskUpdates = await runStageline(
+			credential,
+			{ resource: 'task', operation: 'update', taskId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, updateFields: { title: '={{ $json.title }}' } },
+			{ inputItems: [{ id: tasks.output[0]!.task_id, title: 'Batch-D one, renamed' }, { id: tasks.output[3]!.task_id, title: 'Batch-D four, renamed' }], executionId: 'batch-d2' },
+		);
+		expect(proxy.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/ext/tasks/batch']);
+		expect(taskUpdates.output.map((j) => [j.task_id, j.title])).toEqual([
+			[tasks.output[0]!.task_id, 'Batch-D one, renamed'],
+			[tasks.output[3]!.task_id, 'Batch-D four, renamed'],
 		]);
 	});
 });
