@@ -4,7 +4,7 @@
  * Idempotency-Key, paging, errors as NodeApiError and Continue On Fail.
  */
 import { loadOptionsContext, runStageline } from './helpers/engine';
-import { problem, startFakeStageline, type FakeStageline, type RecordedRequest } from './helpers/fake-stageline';
+import { batchAnswer, problem, startFakeStageline, type FakeStageline, type RecordedRequest } from './helpers/fake-stageline';
 import { searchItems, searchTasks } from '../../n8n/nodes/Stageline/methods/listSearch';
 import { getCustomFieldsForCreate, getCustomFieldsForUpdate } from '../../n8n/nodes/Stageline/methods/resourceMapping';
 import { getStages } from '../../n8n/nodes/Stageline/methods/loadOptions';
@@ -50,9 +50,10 @@ beforeEach(() => api.reset());
 afterEach(() => expect(api.violations).toEqual([])); // every request fits the contract's schemas
 
 describe('item', () => {
-	it('create sends the create body, typed custom fields as metadata, and an Idempotency-Key', async () => {
+	it('create sends the create body, typed custom fields as metadata, and an Idempotency-Key (two items: one batch)', async () => {
 		api.on('GET /v1/ext/pipelines/p1/fields', { body: FIELDS });
 		api.on('POST /v1/ext/items', (req) => ({ status: 201, body: { ...ITEM, ...(req.body as object) } }));
+		api.on('POST /v1/ext/items/batch', batchAnswer('item', ({ op: _op, ...body }) => ({ ...ITEM, ...body })));
 		const params = {
 			resource: 'item',
 			operation: 'create',
@@ -69,27 +70,36 @@ describe('item', () => {
 		};
 		const result = await runStageline(credential(), params, { inputItems: [{}, {}] });
 		expect(result.error).toBeUndefined();
-		const posts = writes(api.requests);
-		expect(posts).toHaveLength(2);
-		expect(posts[0]!.body).toEqual({
+		const body = {
 			name: 'Acme deal',
 			pipeline_id: 'p1',
 			stage_id: 's1',
 			status_id: 'st1',
 			source: 'n8n',
 			metadata: { email: 'ada@example.com', deal_value: 1500, close_date: '2026-03-01', tier: 'gold', vip: true },
-		});
-		const keys = posts.map((p) => p.headers['idempotency-key']);
-		expect(keys[0]).toMatch(/^n8n-[0-9a-f]{64}$/);
-		expect(keys[1]).not.toEqual(keys[0]); // one key per input item
+		};
+		// several input items: one batch (CONTRACT "Batch writes") with one key; one input item: one create with its key
+		const posts = writes(api.requests);
+		expect(posts.map((p) => p.path)).toEqual(['/v1/ext/items/batch']);
+		expect(posts[0]!.body).toEqual({ operations: [{ op: 'create', ...body }, { op: 'create', ...body }] });
+		expect(result.output).toEqual([{ ...ITEM, ...body }, { ...ITEM, ...body }]);
+		const key = posts[0]!.headers['idempotency-key'];
+		expect(key).toMatch(/^n8n-[0-9a-f]{64}$/);
 		expect(api.requests.filter((r) => r.path.endsWith('/fields'))).toHaveLength(1); // blueprint read once per run
-		// the same execution sends the same keys (what Retry On Fail does); another execution sends other keys
+		// the same execution sends the same key (what Retry On Fail does); another execution sends another key
 		api.requests.length = 0;
 		await runStageline(credential(), params, { inputItems: [{}, {}] });
-		expect(writes(api.requests).map((p) => p.headers['idempotency-key'])).toEqual(keys);
+		expect(writes(api.requests).map((p) => p.headers['idempotency-key'])).toEqual([key]);
 		api.requests.length = 0;
 		await runStageline(credential(), params, { inputItems: [{}, {}], executionId: 'exec-2' });
-		expect(writes(api.requests)[0]!.headers['idempotency-key']).not.toEqual(keys[0]);
+		expect(writes(api.requests)[0]!.headers['idempotency-key']).not.toEqual(key);
+		api.requests.length = 0;
+		const single = await runStageline(credential(), params, { inputItems: [{}] });
+		expect(single.output).toEqual([{ ...ITEM, ...body }]);
+		const one = writes(api.requests);
+		expect(one.map((p) => [p.path, p.body])).toEqual([['/v1/ext/items', body]]);
+		expect(one[0]!.headers['idempotency-key']).toMatch(/^n8n-[0-9a-f]{64}$/);
+		expect(one[0]!.headers['idempotency-key']).not.toEqual(key);
 	});
 
 	it('Retry On Fail resends the create with the same Idempotency-Key', async () => {

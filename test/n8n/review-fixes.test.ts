@@ -7,7 +7,7 @@
  */
 import net from 'node:net';
 import { loadOptionsContext, runStageline } from './helpers/engine';
-import { problem, startFakeStageline, type FakeStageline, type RecordedRequest } from './helpers/fake-stageline';
+import { batchAnswer, problem, startFakeStageline, type FakeStageline, type RecordedRequest } from './helpers/fake-stageline';
 import { searchTasks } from '../../n8n/nodes/Stageline/methods/listSearch';
 import { ITEM } from './helpers/fixtures';
 
@@ -141,12 +141,12 @@ describe('item operations', () => {
 
 	it('Map Automatically sends the input fields that are custom field keys of the blueprint', async () => {
 		api.on('GET /v1/ext/pipelines/p1/fields', { body: FIELDS });
-		api.on('POST /v1/ext/items', { status: 201, body: ITEM });
+		api.on('POST /v1/ext/items/batch', batchAnswer('item', () => ITEM));
 		const customFields = { mappingMode: 'autoMapInputData', value: null, schema: [] };
 		await runStageline(credential(), { ...CREATE_ITEM, customFields }, {
 			inputItems: [{ email: 'ada@example.com', deal_value: '1500', unrelated: 'x', meeting_at: '' }, { other: 1 }],
 		});
-		const bodies = writes(api.requests).map((r) => r.body as { metadata?: object });
+		const bodies = (writes(api.requests)[0]!.body as { operations: Array<{ metadata?: object }> }).operations;
 		expect(bodies[0]!.metadata).toEqual({ email: 'ada@example.com', deal_value: 1500 });
 		expect(bodies[1]!.metadata).toBeUndefined();
 	});

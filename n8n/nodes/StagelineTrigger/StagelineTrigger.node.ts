@@ -12,25 +12,14 @@ import {
 	type IWebhookFunctions,
 	type IWebhookResponseData,
 } from 'n8n-workflow';
-import type { EventName } from '@stageline/shared';
 import { handleDelivery } from './delivery';
+import { eventsProperty, pipelineFilterProperty, TRIGGER_EVENTS } from './events';
 import { getChangedFieldFilter, getStageFilter } from './filter-options';
 import { getPipelineFilter } from './pipeline-filter';
 import { checkExists, create, deleteSubscriptions } from './subscriptions';
 
-/** The ten events (CONTRACT "Events and deliveries", "Notes"; test/trigger-contract.test.ts checks them against EVENT_NAMES). */
-export const TRIGGER_EVENTS: ReadonlyArray<{ name: string; value: EventName; description: string }> = [
-	{ name: 'Item Created', value: 'item.created', description: 'A new item was created' },
-	{ name: 'Item Updated', value: 'item.updated', description: 'An item changed (any field)' },
-	{ name: 'Item Stage Changed', value: 'item.stage_changed', description: 'An item moved to another stage' },
-	{ name: 'Item Deleted', value: 'item.deleted', description: 'An item was deleted (its last values and deleted_at)' },
-	{ name: 'Task Created', value: 'task.created', description: 'A new task was created' },
-	{ name: 'Task Updated', value: 'task.updated', description: 'A task changed' },
-	{ name: 'Task Completed', value: 'task.completed', description: 'A task was marked completed' },
-	{ name: 'Note Created', value: 'note.created', description: 'A note was added to an item' },
-	{ name: 'Note Updated', value: 'note.updated', description: 'A note\'s text or pin changed' },
-	{ name: 'Note Deleted', value: 'note.deleted', description: 'A note was deleted (its last values and deleted_at)' },
-];
+/** The ten events, shared with the Stageline Polling Trigger (events.ts). */
+export { TRIGGER_EVENTS };
 
 export class StagelineTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -47,24 +36,8 @@ export class StagelineTrigger implements INodeType {
 		credentials: [{ name: 'stagelineApi', required: true }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
 		properties: [
-			{
-				displayName: 'Events',
-				name: 'events',
-				type: 'multiOptions',
-				required: true,
-				options: [...TRIGGER_EVENTS],
-				default: ['item.created'],
-				description: 'The events that start the workflow; each becomes one Stageline webhook subscription',
-			},
-			{
-				displayName: 'Pipeline Name or ID',
-				name: 'pipelineId',
-				type: 'options',
-				typeOptions: { loadOptionsMethod: 'getPipelineFilter' },
-				default: '',
-				description:
-					'Only events of this pipeline start the workflow: item events of its items, note events of notes on its items, task events of tasks linked to one of its items (a task without an item then never starts it). All Pipelines for no filter. Stageline filters before sending. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-			},
+			eventsProperty('The events that start the workflow; each becomes one Stageline webhook subscription'),
+			pipelineFilterProperty('Stageline filters before sending.'),
 			{
 				displayName: 'Stage Name or ID',
 				name: 'stageId',

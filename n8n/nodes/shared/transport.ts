@@ -14,6 +14,7 @@ import {
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
 	type IN8nHttpFullResponse,
+	type IPollFunctions,
 	type IWebhookFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
@@ -30,7 +31,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const MAX_PAGE_LIMIT = 500;
 
 /** The node contexts that may call the API. */
-export type StagelineContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+export type StagelineContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | IPollFunctions;
 
 /** One API call. */
 export interface ApiRequest {
@@ -146,16 +147,26 @@ export async function apiRequest<T>(context: StagelineContext, request: ApiReque
 	}
 	const body = parseBody(response.body);
 	if (response.statusCode >= 400) {
-		const described = describeProblem(response.statusCode, body, retryAfterSeconds(headers['retry-after']));
-		const errorBody: JsonObject = body !== null && typeof body === 'object' ? (body as JsonObject) : { detail: String(body ?? '') };
-		throw new NodeApiError(context.getNode(), errorBody, {
-			message: described.message,
-			description: described.description,
-			httpCode: String(described.status),
-			itemIndex: request.itemIndex,
-		});
+		throw problemError(context, response.statusCode, body, request.itemIndex, retryAfterSeconds(headers['retry-after']));
 	}
 	return { status: response.statusCode, headers, body: body as T };
+}
+
+/**
+ * The NodeApiError of an error answer (an HTTP response, or one operation's result in a batch, CONTRACT "Batch
+ * writes"): message what to do, description the problem's detail and failing fields (problem.ts), `httpCode` the status.
+ * @param body the problem (parsed JSON) or the text the server answered.
+ * @param itemIndex the input item the answer is about (n8n then names it).
+ */
+export function problemError(context: StagelineContext, status: number, body: unknown, itemIndex?: number, retryAfter?: number): NodeApiError {
+	const described = describeProblem(status, body, retryAfter);
+	const errorBody: JsonObject = body !== null && typeof body === 'object' ? (body as JsonObject) : { detail: String(body ?? '') };
+	return new NodeApiError(context.getNode(), errorBody, {
+		message: described.message,
+		description: described.description,
+		httpCode: String(described.status),
+		itemIndex,
+	});
 }
 
 /** The response body of one request (see `apiRequest`). */

@@ -11,7 +11,7 @@ import path from 'node:path';
 
 process.env.N8N_USER_FOLDER ??= fs.mkdtempSync(path.join(os.tmpdir(), 'stageline-n8n-'));
 
-import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, PollContext, WorkflowExecute } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -33,6 +33,7 @@ import {
 } from 'n8n-workflow';
 import { StagelineApi } from '../../../n8n/credentials/StagelineApi.credentials';
 import { Stageline } from '../../../n8n/nodes/Stageline/Stageline.node';
+import { StagelinePollingTrigger } from '../../../n8n/nodes/StagelinePollingTrigger/StagelinePollingTrigger.node';
 
 /** The credential values a run uses. */
 export interface StagelineCredential {
@@ -64,6 +65,7 @@ class InputItems implements INodeType {
 /** The node types a test workflow may use. */
 const NODE_TYPES: Record<string, INodeType> = {
 	'n8n-nodes-stageline.stageline': new Stageline(),
+	'n8n-nodes-stageline.stagelinePollingTrigger': new StagelinePollingTrigger(),
 	'test.inputItems': new InputItems(),
 };
 
@@ -218,7 +220,19 @@ export async function runStageline(
 	const workflow = workflowOf(node, options.inputItems, options);
 	const executionId = options.executionId ?? 'exec-1';
 	const additionalData = additionalDataFor(credential, executionId);
-	additionalData.hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	additionalData.hooks = manualHooks(workflow, executionId);
+	const execute = new WorkflowExecute(additionalData, 'manual');
+	const run = await execute.run({ workflow, startNode: workflow.getNode('Input')! });
+	const taskData = run.data.resultData.runData.Stageline?.[0];
+	const output = (taskData?.data?.main?.[0] ?? []).map((item) => item.json);
+	const errorOutput = (taskData?.data?.main?.[1] ?? []).map((item) => item.json);
+	const error = run.data.resultData.error as NodeRun['error'] | undefined;
+	return { output, errorOutput, error, run };
+}
+
+/** An ExecutionLifecycleHooks for a manual run of `workflow` (n8n-core requires one). */
+function manualHooks(workflow: Workflow, executionId: string): ExecutionLifecycleHooks {
+	return new ExecutionLifecycleHooks('manual', executionId, {
 		id: workflow.id,
 		name: workflow.name ?? 'test',
 		active: false,
@@ -229,13 +243,58 @@ export async function runStageline(
 		connections: workflow.connectionsBySourceNode,
 		activeVersionId: null,
 	});
-	const execute = new WorkflowExecute(additionalData, 'manual');
-	const run = await execute.run({ workflow, startNode: workflow.getNode('Input')! });
-	const taskData = run.data.resultData.runData.Stageline?.[0];
-	const output = (taskData?.data?.main?.[0] ?? []).map((item) => item.json);
-	const errorOutput = (taskData?.data?.main?.[1] ?? []).map((item) => item.json);
-	const error = run.data.resultData.error as NodeRun['error'] | undefined;
-	return { output, errorOutput, error, run };
+}
+
+/** The name of the Stageline Polling Trigger node in test workflows. */
+export const POLLING_TRIGGER_NAME = 'Stageline Polling Trigger';
+
+/**
+ * An active workflow with one Stageline Polling Trigger (`parameters`), as n8n keeps it between polls: its static
+ * data lives on the Workflow, `poll()` runs each tick in a fresh n8n-core PollContext (mode `trigger`, as n8n's
+ * poll scheduler runs it), and `staticData()` shows the node's static data (the cursor).
+ */
+export function activePollingWorkflow(credential: StagelineCredential, parameters: INodeParameters) {
+	const node: INode = {
+		id: 'node-polling-1',
+		name: POLLING_TRIGGER_NAME,
+		type: 'n8n-nodes-stageline.stagelinePollingTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' } },
+	};
+	const workflow = new Workflow({ id: 'wf-poll', name: 'Polling test', nodes: [node], connections: {}, active: true, nodeTypes, staticData: {}, settings: { executionOrder: 'v1' } });
+	const nodeType = NODE_TYPES[node.type]!;
+	return {
+		workflow,
+		/** One poll: the items it emits (main output 0), or null. */
+		async poll(): Promise<IDataObject[] | null> {
+			const context = new PollContext(workflow, node, additionalDataFor(credential), 'trigger', 'activate');
+			const result = await nodeType.poll!.call(context);
+			return result === null ? null : (result[0] ?? []).map((item) => item.json);
+		},
+		staticData: () => workflow.getStaticData('node', node),
+		/** Replaces a member of the node's static data (e.g. an expired cursor). */
+		setStatic(name: string, value: unknown) {
+			(workflow.getStaticData('node', node) as IDataObject)[name] = value as IDataObject[string];
+		},
+	};
+}
+
+/**
+ * "Fetch Test Event" of a Stageline Polling Trigger with `parameters`: a manual run through WorkflowExecute.
+ * @returns the trigger's output items, or the error that stopped the run.
+ */
+export async function fetchTestEvent(credential: StagelineCredential, parameters: INodeParameters): Promise<{ output: IDataObject[]; error?: { message: string; description?: string | null } }> {
+	const { workflow } = activePollingWorkflow(credential, parameters);
+	const additionalData = additionalDataFor(credential, 'exec-manual-poll');
+	additionalData.hooks = manualHooks(workflow, 'exec-manual-poll');
+	const run = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode: workflow.getNode(POLLING_TRIGGER_NAME)! });
+	const taskData = run.data.resultData.runData[POLLING_TRIGGER_NAME]?.[0];
+	return {
+		output: (taskData?.data?.main?.[0] ?? []).map((item) => item.json),
+		error: run.data.resultData.error as { message: string; description?: string | null } | undefined,
+	};
 }
 
 /** A LoadOptionsContext of the Stageline node with `parameters` (what the editor sends for dropdowns and pickers). */

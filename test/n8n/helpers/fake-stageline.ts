@@ -8,6 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
 	DuplicateCheckSchema,
+	EventListQuerySchema,
+	ItemBatchRequestSchema,
 	ItemCreateSchema,
 	ItemDeleteQuerySchema,
 	ItemUpsertSchema,
@@ -17,6 +19,7 @@ import {
 	NoteDeleteQuerySchema,
 	NoteListQuerySchema,
 	NoteUpdateSchema,
+	TaskBatchRequestSchema,
 	TaskCreateSchema,
 	TaskListQuerySchema,
 	TaskUpdateSchema,
@@ -34,6 +37,9 @@ const CONTRACT: Array<{ method: string; path: RegExp; body?: ZodType; query?: Zo
 	{ method: 'POST', path: /^\/v1\/ext\/items\/check-duplicates$/, body: DuplicateCheckSchema },
 	{ method: 'POST', path: /^\/v1\/ext\/items\/upsert$/, body: ItemUpsertSchema, idempotent: true },
 	{ method: 'POST', path: /^\/v1\/ext\/items$/, body: ItemCreateSchema, idempotent: true },
+	{ method: 'POST', path: /^\/v1\/ext\/items\/batch$/, body: ItemBatchRequestSchema, idempotent: true },
+	{ method: 'POST', path: /^\/v1\/ext\/tasks\/batch$/, body: TaskBatchRequestSchema, idempotent: true },
+	{ method: 'GET', path: /^\/v1\/ext\/events$/, query: EventListQuerySchema },
 	{ method: 'DELETE', path: /^\/v1\/ext\/items\/[^/]+$/, query: ItemDeleteQuerySchema },
 	{ method: 'PATCH', path: /^\/v1\/ext\/items\/[^/]+$/, body: ItemUpdateSchema },
 	{ method: 'GET', path: /^\/v1\/ext\/items$/, query: ItemListQuerySchema },
@@ -159,4 +165,25 @@ export async function startFakeStageline(): Promise<FakeStageline> {
 /** A problem+json body (CONTRACT "Errors"). */
 export function problem(status: number, code: string, detail: string, extras: Record<string, unknown> = {}): Answer {
 	return { status, body: { type: `https://stageline.dev/problems/${code}`, title: code, status, detail, code, ...extras } };
+}
+
+/**
+ * A batch route (CONTRACT "Batch writes") that answers each operation with `resourceOf(operation, index)` as its
+ * `item` (or `task`) and status 201 for create, 200 otherwise.
+ */
+export function batchAnswer(member: 'item' | 'task', resourceOf: (operation: Record<string, unknown>, index: number) => object): Route {
+	return (request) => {
+		const operations = (request.body as { operations: Array<Record<string, unknown>> }).operations;
+		return {
+			body: {
+				results: operations.map((operation, index) => ({
+					index,
+					ref: null,
+					status: operation.op === 'create' ? 201 : 200,
+					[member]: resourceOf(operation, index),
+					problem: null,
+				})),
+			},
+		};
+	};
 }

@@ -25,11 +25,12 @@ export interface StagelineServer {
 
 /**
  * Builds the server if needed and starts it on a fresh store.
+ * @param env extra environment of the server process (e.g. `RATE_LIMIT_WINDOW_SECONDS`).
  * @throws Error with the server's output when it does not start, or starts without seeding the demo company.
  */
-export async function startStageline(): Promise<StagelineServer> {
+export async function startStageline(env: Record<string, string> = {}): Promise<StagelineServer> {
   const store = createServerStore();
-  const server = await startServerProcess(store).catch(async (err: unknown) => {
+  const server = await startServerProcess(store, env).catch(async (err: unknown) => {
     await store.remove();
     throw err;
   });

@@ -10,9 +10,22 @@ import { apiRequest, IDEMPOTENCY_KEY_HEADER, type ApiResponse } from '../../shar
  * the same key again, a second run of the node in a loop sends new ones.
  */
 export function idempotencyKeyFor(context: IExecuteFunctions, operation: string, itemIndex: number): string {
-	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	const given = typeof additional.idempotencyKey === 'string' ? additional.idempotencyKey.trim() : '';
+	const given = givenIdempotencyKey(context, itemIndex);
 	if (given !== '') return given;
+	return derivedKey(context, operation, itemIndex);
+}
+
+/** The Additional Field "Idempotency Key" of the input item at `itemIndex`, trimmed ('' when not set). */
+export function givenIdempotencyKey(context: IExecuteFunctions, itemIndex: number): string {
+	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	return typeof additional.idempotencyKey === 'string' ? additional.idempotencyKey.trim() : '';
+}
+
+/**
+ * The key derived from the execution id, workflow id, node id, the node's run index, `operation` and `itemIndex`
+ * (nodes/shared/idempotency.ts): the same for a Retry On Fail of this run of the node, new for another run.
+ */
+export function derivedKey(context: IExecuteFunctions, operation: string, itemIndex: number): string {
 	const node = context.getNode();
 	return deriveIdempotencyKey({
 		executionId: context.getExecutionId(),

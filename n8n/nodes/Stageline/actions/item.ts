@@ -63,7 +63,7 @@ export function upsertResultOf(status: number, header: string | undefined): stri
 }
 
 /** The create (and upsert) body of the input item at `itemIndex`: pipeline, stage, status, name, additional and custom fields. */
-async function createBodyAt(context: IExecuteFunctions, itemIndex: number): Promise<ItemCreate> {
+export async function createBodyAt(context: IExecuteFunctions, itemIndex: number): Promise<ItemCreate> {
 	const pipelineId = context.getNodeParameter('pipelineId', itemIndex) as string;
 	const additional = context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const values: IDataObject = {
@@ -76,6 +76,20 @@ async function createBodyAt(context: IExecuteFunctions, itemIndex: number): Prom
 		source: typeof additional.source === 'string' && additional.source.trim() !== '' ? additional.source.trim() : DEFAULT_SOURCE,
 	};
 	return (await bodyOf(context, itemIndex, ITEM_CREATE_FIELDS, values, async () => pipelineId)) as ItemCreate;
+}
+
+/**
+ * The item and the PATCH body of the update of the input item at `itemIndex` (custom fields typed by the item's
+ * pipeline, read with one GET when a custom field is set).
+ * @throws NodeOperationError when nothing would change; NodeApiError when the item cannot be read.
+ */
+export async function updateAt(context: IExecuteFunctions, itemIndex: number): Promise<{ itemId: string; body: ItemUpdate }> {
+	const itemId = itemIdAt(context, itemIndex);
+	const fields = context.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const pipelineOf = async () => (await apiJson<Item>(context, { url: apiPath('items', itemId), itemIndex })).pipeline_id;
+	const body = (await bodyOf(context, itemIndex, ITEM_UPDATE_FIELDS, fields, pipelineOf)) as ItemUpdate;
+	requireChanges(context, body, itemIndex);
+	return { itemId, body };
 }
 
 export const itemHandlers: OperationHandlers = {
@@ -100,11 +114,7 @@ export const itemHandlers: OperationHandlers = {
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {
-		const itemId = itemIdAt(this, itemIndex);
-		const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
-		const pipelineOf = async () => (await apiJson<Item>(this, { url: apiPath('items', itemId), itemIndex })).pipeline_id;
-		const body = (await bodyOf(this, itemIndex, ITEM_UPDATE_FIELDS, fields, pipelineOf)) as ItemUpdate;
-		requireChanges(this, body, itemIndex);
+		const { itemId, body } = await updateAt(this, itemIndex);
 		return apiJson<Item>(this, { method: 'PATCH', url: apiPath('items', itemId), body: body as IDataObject, itemIndex });
 	},
 

@@ -40,24 +40,33 @@ function taskIdAt(context: IExecuteFunctions, itemIndex: number): string {
 	return String(context.getNodeParameter('taskId', itemIndex, '', { extractValue: true })).trim();
 }
 
+/** The create body of the input item at `itemIndex`: title, due date, assignee and additional fields. */
+export function taskCreateBodyAt(context: IExecuteFunctions, itemIndex: number): TaskCreate {
+	const values = normalise({
+		title: context.getNodeParameter('title', itemIndex),
+		dueAt: context.getNodeParameter('dueAt', itemIndex),
+		assignedTo: context.getNodeParameter('assignedTo', itemIndex),
+		...(context.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
+	}, context.getTimezone());
+	return toContract(TASK_WRITE_FIELDS, values) as TaskCreate;
+}
+
+/** The task and the PATCH body of the update of the input item at `itemIndex`. @throws NodeOperationError when nothing would change. */
+export function taskUpdateAt(context: IExecuteFunctions, itemIndex: number): { taskId: string; body: TaskUpdate } {
+	const values = normalise(context.getNodeParameter('updateFields', itemIndex, {}) as IDataObject, context.getTimezone());
+	const body = toContract(TASK_WRITE_FIELDS, values) as TaskUpdate;
+	requireChanges(context, body, itemIndex);
+	return { taskId: taskIdAt(context, itemIndex), body };
+}
+
 export const taskHandlers: OperationHandlers = {
 	async create(this: IExecuteFunctions, itemIndex: number): Promise<object> {
-		const values = normalise({
-			title: this.getNodeParameter('title', itemIndex),
-			dueAt: this.getNodeParameter('dueAt', itemIndex),
-			assignedTo: this.getNodeParameter('assignedTo', itemIndex),
-			...(this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject),
-		}, this.getTimezone());
-		const body = toContract(TASK_WRITE_FIELDS, values) as TaskCreate;
-		return createWithKey<Task>(this, apiPath('tasks'), body, 'task:create', itemIndex);
+		return createWithKey<Task>(this, apiPath('tasks'), taskCreateBodyAt(this, itemIndex), 'task:create', itemIndex);
 	},
 
 	async update(this: IExecuteFunctions, itemIndex: number): Promise<object> {
-		const values = normalise(this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject, this.getTimezone());
-		const body = toContract(TASK_WRITE_FIELDS, values) as TaskUpdate;
-		requireChanges(this, body, itemIndex);
-		const url = apiPath('tasks', taskIdAt(this, itemIndex));
-		return apiJson<Task>(this, { method: 'PATCH', url, body: body as IDataObject, itemIndex });
+		const { taskId, body } = taskUpdateAt(this, itemIndex);
+		return apiJson<Task>(this, { method: 'PATCH', url: apiPath('tasks', taskId), body: body as IDataObject, itemIndex });
 	},
 
 	async get(this: IExecuteFunctions, itemIndex: number): Promise<object> {
