@@ -1,9 +1,10 @@
 /**
  * The REST-hook triggers besides "New Item" (triggers.test.ts): Updated Item, Item Moved to Stage, Item Deleted, New
  * Task, Updated Task, Completed Task and New Note (its own cases in notes.test.ts), against a nock'ed server. What each one subscribes to, the ids Zapier de-duplicates on, the
- * stage filter, and samples (recent data, else the sample endpoint).
+ * stage filter, and samples (the events feed's recent events of the trigger's event, mapped as deliveries are, else
+ * the sample endpoint).
  */
-import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, item, task, thrown } from './helpers/app';
+import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, feedEvents, item, note, task, thrown } from './helpers/app';
 import { signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 import {
@@ -24,6 +25,7 @@ import * as itemDeleted from '../src/triggers/item-deleted';
 import * as itemStageChanged from '../src/triggers/item-stage-changed';
 import * as itemUpdated from '../src/triggers/item-updated';
 import * as noteCreated from '../src/triggers/note-created';
+import { FEED_SAMPLE_WINDOW } from '../src/triggers/rest-hook';
 import * as taskCompleted from '../src/triggers/task-completed';
 import * as taskCreated from '../src/triggers/task-created';
 import * as taskUpdated from '../src/triggers/task-updated';
@@ -77,19 +79,31 @@ interface HookModule {
 }
 type HookKey = 'item_created' | 'item_updated' | 'item_stage_changed' | 'item_deleted' | 'task_created' | 'task_updated' | 'task_completed' | 'note_created';
 
-/** Every REST-hook trigger: its module, key, event, labels and the resource it lists. */
-const HOOKS: { mod: HookModule; key: HookKey; event: EventName; noun: string; label: string }[] = [
-  { mod: itemCreated, key: 'item_created', event: 'item.created', noun: 'Item', label: 'New Item' },
-  { mod: itemUpdated, key: 'item_updated', event: 'item.updated', noun: 'Item', label: 'Updated Item' },
-  { mod: itemStageChanged, key: 'item_stage_changed', event: 'item.stage_changed', noun: 'Item', label: 'Item Moved to Stage' },
-  { mod: itemDeleted, key: 'item_deleted', event: 'item.deleted', noun: 'Item', label: 'Item Deleted' },
-  { mod: taskCreated, key: 'task_created', event: 'task.created', noun: 'Task', label: 'New Task' },
-  { mod: taskUpdated, key: 'task_updated', event: 'task.updated', noun: 'Task', label: 'Updated Task' },
-  { mod: taskCompleted, key: 'task_completed', event: 'task.completed', noun: 'Task', label: 'Completed Task' },
-  { mod: noteCreated, key: 'note_created', event: 'note.created', noun: 'Note', label: 'New Note' },
+/** Every REST-hook trigger: its module, key, event, labels, and a delivery body of its event. */
+const HOOKS: { mod: HookModule; key: HookKey; event: EventName; noun: string; label: string; body: object }[] = [
+  { mod: itemCreated, key: 'item_created', event: 'item.created', noun: 'Item', label: 'New Item', body: item() },
+  { mod: itemUpdated, key: 'item_updated', event: 'item.updated', noun: 'Item', label: 'Updated Item', body: change() },
+  { mod: itemStageChanged, key: 'item_stage_changed', event: 'item.stage_changed', noun: 'Item', label: 'Item Moved to Stage', body: change() },
+  { mod: itemDeleted, key: 'item_deleted', event: 'item.deleted', noun: 'Item', label: 'Item Deleted', body: { ...item(), deleted_at: '2026-03-09T11:45:00.000Z' } },
+  { mod: taskCreated, key: 'task_created', event: 'task.created', noun: 'Task', label: 'New Task', body: task() },
+  {
+    mod: taskUpdated,
+    key: 'task_updated',
+    event: 'task.updated',
+    noun: 'Task',
+    label: 'Updated Task',
+    body: { ...task({ priority: 'high' }), changed_fields: ['priority'], previous: { priority: 'none' } },
+  },
+  { mod: taskCompleted, key: 'task_completed', event: 'task.completed', noun: 'Task', label: 'Completed Task', body: completed() },
+  { mod: noteCreated, key: 'note_created', event: 'note.created', noun: 'Note', label: 'New Note', body: note() },
 ];
 
-describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event, noun, label }) => {
+/** The feed query `performList` sends for `event` (plus `pipeline_id` when the step names one). */
+function feedQuery(event: EventName, extra: Record<string, string> = {}): Record<string, string> {
+  return { event, limit: String(FEED_SAMPLE_WINDOW), ...extra };
+}
+
+describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event, noun, label, body }) => {
   const trigger = App.triggers[key];
 
   test('is an instant trigger, registered and labelled the Zapier way', () => {
@@ -139,6 +153,30 @@ describe.each(HOOKS)('$label ($key): the REST hook plumbing', ({ mod, key, event
     expect(error.message).toContain('no Stageline subscription to remove');
   });
 
+  test(`samples: the feed's recent ${event} events, with the very output and id a delivery of them gets`, async () => {
+    api().get('/v1/ext/events').query(feedQuery(event)).reply(200, feedEvents(event, [body]));
+    const samples = await appTester(mod.performList, { authData, inputData: {} });
+    expect(samples).toEqual(await appTester(mod.perform, { authData, inputData: {}, ...signedDelivery(body) }));
+    expect(samples).toHaveLength(1);
+  });
+
+  test('samples with a Pipeline chosen: the feed filters by it (item, task and note events alike)', async () => {
+    api().get('/v1/ext/events').query(feedQuery(event, { pipeline_id: SALES.id })).reply(200, feedEvents(event, [body]));
+    expect(await appTester(mod.performList, { authData, inputData: { pipeline_id: SALES.id } })).toHaveLength(1);
+  });
+
+  test('samples: with no event retained, or a server without the feed (404), the sample endpoint', async () => {
+    for (const [status, reply] of [
+      [200, []],
+      [404, createProblem('not_found', 'Not found.')],
+    ] as const) {
+      api().get('/v1/ext/events').query(true).reply(status, reply);
+      api().get(`/v1/ext/webhooks/sample/${noun.toLowerCase()}s`).query(true).reply(200, body);
+      const samples = (await appTester(mod.performList, { authData, inputData: {} })) as Output[];
+      expect(samples).toHaveLength(1);
+    }
+  });
+
   test('a request that is not the event resource is ignored', async () => {
     for (const body of [{ hello: 'world' }, 'text', null]) {
       expect(await appTester(mod.perform, { authData, inputData: {}, ...signedDelivery(body) })).toEqual([]);
@@ -166,8 +204,8 @@ describe('rest-hook: the other resource is not a delivery', () => {
     expect(await appTester(itemUpdated.perform, { authData, inputData: {}, ...signedDelivery(task()) })).toEqual([]);
   });
 
-  test('a list endpoint error other than 403 is reported, not papered over with the sample', async () => {
-    api().get('/v1/ext/tasks').query(true).reply(402, createProblem('subscription_inactive', 'The subscription is inactive.'));
+  test('a feed error other than 403 or 404 is reported, not papered over with the sample', async () => {
+    api().get('/v1/ext/events').query(true).reply(402, createProblem('subscription_inactive', 'The subscription is inactive.'));
     const error = await thrown(appTester(taskCreated.performList, { authData, inputData: {} }));
     expect(error.status).toBe(402);
   });
@@ -198,19 +236,31 @@ describe('Updated Item (item_updated)', () => {
     expect(again[0]!.id).toBe(second[0]!.id);
   });
 
-  test('samples: the newest items with the same id rule, as changes without a known last change', async () => {
+  test('samples: the newest real changes from the feed (their changed_fields and previous), same id rule', async () => {
+    const renamed = change({ item_id: 'itm-3', version: 5, name: 'Acme: 60 seats', changed_fields: ['name'], previous: { stage: 'Qualified', status: 'Open', name: 'Acme: 50 seats' } });
     api()
-      .get('/v1/ext/items')
-      .query({ limit: '3' })
-      .reply(200, [item({ item_id: 'itm-3', version: 5 }), item({ item_id: 'itm-2' })]);
+      .get('/v1/ext/events')
+      .query(feedQuery('item.updated'))
+      .reply(200, feedEvents('item.updated', [renamed, change({ item_id: 'itm-2' })]));
     const samples = (await appTester(itemUpdated.performList, { authData, inputData: {} })) as Output[];
-    expect(samples.map((s) => s.id)).toEqual(['itm-3:5', 'itm-2:1']);
-    expect(samples[0]).toMatchObject({ item_id: 'itm-3', changed_fields: [], previous: { stage: 'Lead', status: 'Open' } });
+    expect(samples.map((s) => s.id)).toEqual(['itm-3:5', 'itm-2:2']);
+    expect(samples[0]).toMatchObject({ item_id: 'itm-3', changed_fields: ['name'], previous: { name: 'Acme: 50 seats' } });
     expect(ItemChangedEventSchema.parse(samples[0])).toBeTruthy();
   });
 
-  test('samples with no items yet: the sample endpoint, one object, same id rule', async () => {
-    api().get('/v1/ext/items').query({ limit: '3' }).reply(200, []);
+  test('samples with "Only when these fields change": only changes of those fields, else the sample', async () => {
+    const renamed = change({ item_id: 'itm-3', version: 5, changed_fields: ['name'], previous: { stage: 'Qualified', status: 'Open', name: 'Old' } });
+    const events = feedEvents('item.updated', [change({ item_id: 'itm-4', version: 6 }), renamed]);
+    api().get('/v1/ext/events').query(feedQuery('item.updated')).reply(200, events);
+    const samples = (await appTester(itemUpdated.performList, { authData, inputData: { filter_fields: ['name'] } })) as Output[];
+    expect(samples.map((s) => s.id)).toEqual(['itm-3:5']);
+    api().get('/v1/ext/events').query(feedQuery('item.updated')).reply(200, [events[0]]);
+    api().get('/v1/ext/webhooks/sample/items').reply(200, item({ item_id: 'sample-item' }));
+    expect(((await appTester(itemUpdated.performList, { authData, inputData: { filter_fields: ['name'] } })) as Output[]).map((s) => s.id)).toEqual(['sample-item:1']);
+  });
+
+  test('samples with no change retained: the sample endpoint, one object, same id rule', async () => {
+    api().get('/v1/ext/events').query(feedQuery('item.updated')).reply(200, []);
     api()
       .get('/v1/ext/webhooks/sample/items')
       .reply(200, item({ item_id: 'sample-item', version: 1 }));
@@ -289,22 +339,24 @@ describe('Item Moved to Stage (item_stage_changed)', () => {
     expect(await appTester(itemStageChanged.perform, { authData, inputData, ...signedDelivery(own) })).toEqual([{ ...own, id: 'itm-1:2' }]);
   });
 
-  test('samples: the newest items in the chosen pipeline and stage', async () => {
+  test('samples: the newest moves into the chosen stage, from the feed of the chosen pipeline', async () => {
+    const intoProposal = change({ item_id: 'itm-9', stage: 'Proposal', stage_id: 'stg-proposal', previous: { stage: 'Qualified', status: 'Open' }, version: 6 });
     api()
-      .get('/v1/ext/items')
-      .query({ limit: '3', pipeline_id: SALES.id, stage_id: 'stg-proposal' })
-      .reply(200, [item({ item_id: 'itm-9', stage: 'Proposal', stage_id: 'stg-proposal', version: 6 })]);
+      .get('/v1/ext/events')
+      .query(feedQuery('item.stage_changed', { pipeline_id: SALES.id }))
+      .reply(200, feedEvents('item.stage_changed', [change({ item_id: 'itm-10', version: 7 }), intoProposal]));
     const samples = (await appTester(itemStageChanged.performList, {
       authData,
       inputData: { pipeline_id: SALES.id, stage_id: 'stg-proposal' },
     })) as Output[];
-    expect(samples).toEqual([
-      expect.objectContaining({ id: 'itm-9:6', stage: 'Proposal', previous: { stage: 'Proposal', status: 'Open' } }),
-    ]);
+    expect(samples).toEqual([expect.objectContaining({ id: 'itm-9:6', stage: 'Proposal', previous: { stage: 'Qualified', status: 'Open' } })]);
   });
 
-  test('samples with no item in that stage yet: the sample endpoint', async () => {
-    api().get('/v1/ext/items').query({ limit: '3', pipeline_id: SALES.id, stage_id: 'stg-closed' }).reply(200, []);
+  test('samples with no move into that stage retained: the sample endpoint', async () => {
+    api()
+      .get('/v1/ext/events')
+      .query(feedQuery('item.stage_changed', { pipeline_id: SALES.id }))
+      .reply(200, feedEvents('item.stage_changed', [change()]));
     api()
       .get('/v1/ext/webhooks/sample/items')
       .reply(200, item({ item_id: 'sample-item' }));
@@ -335,26 +387,26 @@ describe('New Task (task_created)', () => {
     ]);
   });
 
-  test('samples: the newest tasks, with ids', async () => {
+  test('samples: the newest task.created events, with ids', async () => {
     api()
-      .get('/v1/ext/tasks')
-      .query({ limit: '3' })
-      .reply(200, [task({ task_id: 'tsk-3' }), task({ task_id: 'tsk-2' })]);
+      .get('/v1/ext/events')
+      .query(feedQuery('task.created'))
+      .reply(200, feedEvents('task.created', [task({ task_id: 'tsk-3' }), task({ task_id: 'tsk-2' })]));
     const samples = (await appTester(taskCreated.performList, { authData, inputData: {} })) as Output[];
     expect(samples.map((s) => s.id)).toEqual(['tsk-3', 'tsk-2']);
   });
 
-  test('samples with no tasks yet, or a key that may not read tasks: the sample task', async () => {
-    api().get('/v1/ext/tasks').query({ limit: '3' }).reply(200, []);
+  test('samples with no task.created retained, or a key that may not read tasks: the sample task', async () => {
+    api().get('/v1/ext/events').query(feedQuery('task.created')).reply(200, []);
     api()
       .get('/v1/ext/webhooks/sample/tasks')
       .reply(200, task({ task_id: 'sample-task' }));
     expect(((await appTester(taskCreated.performList, { authData, inputData: {} })) as Output[]).map((s) => s.id)).toEqual(['sample-task']);
 
     api()
-      .get('/v1/ext/tasks')
-      .query({ limit: '3' })
-      .reply(403, createProblem('insufficient_scope', 'This API key lacks the tasks:read scope.'));
+      .get('/v1/ext/events')
+      .query(feedQuery('task.created'))
+      .reply(403, createProblem('insufficient_scope', 'This API key lacks the items:read or tasks:read scope.'));
     api()
       .get('/v1/ext/webhooks/sample/tasks')
       .reply(200, task({ task_id: 'sample-task' }));
@@ -390,17 +442,18 @@ describe('Completed Task (task_completed)', () => {
     expect(second[0]!.id).toBe('tsk-1:2026-03-09T10:00:00.000Z');
   });
 
-  test('samples: the newest completed tasks (is_completed=true), same id rule', async () => {
+  test('samples: the newest task.completed events, same id rule (a task completed twice shows twice)', async () => {
+    const again = completed({ task_id: 'tsk-5', completed_at: '2026-03-09T10:00:00.000Z', updated_at: '2026-03-09T10:00:00.000Z' });
     api()
-      .get('/v1/ext/tasks')
-      .query({ limit: '3', is_completed: 'true' })
-      .reply(200, [completed({ task_id: 'tsk-5' })]);
+      .get('/v1/ext/events')
+      .query(feedQuery('task.completed'))
+      .reply(200, feedEvents('task.completed', [again, completed({ task_id: 'tsk-5' })]));
     const samples = (await appTester(taskCompleted.performList, { authData, inputData: {} })) as Output[];
-    expect(samples.map((s) => s.id)).toEqual(['tsk-5:2026-03-04T16:20:00.000Z']);
+    expect(samples.map((s) => s.id)).toEqual(['tsk-5:2026-03-09T10:00:00.000Z', 'tsk-5:2026-03-04T16:20:00.000Z']);
   });
 
-  test('samples with no completed task yet: the sample task, shown completed', async () => {
-    api().get('/v1/ext/tasks').query({ limit: '3', is_completed: 'true' }).reply(200, []);
+  test('samples with no completion retained: the sample task, shown completed', async () => {
+    api().get('/v1/ext/events').query(feedQuery('task.completed')).reply(200, []);
     api()
       .get('/v1/ext/webhooks/sample/tasks')
       .reply(200, task({ task_id: 'sample-task', updated_at: '2026-03-02T08:00:00.000Z' }));

@@ -246,12 +246,12 @@ describe('the New Item trigger on a real server', () => {
     expect(await appTester(performUnsubscribe, bundle)).toEqual({ id: subscription.id, removed: false });
   });
 
-  test('samples are the newest real items, with ids', async () => {
+  test('samples are the newest item.created events of the feed: real items, with ids', async () => {
     const item = await newLead('Newest');
     const samples = await appTester(performList, { authData, inputData: {} });
     expect(samples.length).toBeGreaterThan(0);
     expect(samples.length).toBeLessThanOrEqual(3);
-    expect(samples[0]).toMatchObject({ id: item.item_id, item_id: item.item_id });
+    expect(samples[0]).toMatchObject({ id: item.item_id, item_id: item.item_id, name: 'Newest', version: 1 });
   });
 
   test("output fields include the Sales blueprint's custom fields", async () => {

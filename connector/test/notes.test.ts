@@ -14,9 +14,10 @@ import { deriveIdempotencyKey } from '../src/idempotency';
 import { perform as findTask } from '../src/searches/find-task';
 import * as noteCreated from '../src/triggers/note-created';
 import { NOTE_LABEL_MAX, listNoteChoices, noteExcerpt } from '../src/triggers/note-list';
+import { FEED_SAMPLE_WINDOW } from '../src/triggers/rest-hook';
 import { listTaskChoices } from '../src/triggers/task-list';
 import { listUserChoices } from '../src/triggers/user-list';
-import { App, SERVER, appTester, authData, cursorStore, note, runPage, task, thrown, user } from './helpers/app';
+import { App, SERVER, appTester, authData, cursorStore, feedEvents, note, runPage, task, thrown, user } from './helpers/app';
 import { signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 
@@ -305,10 +306,11 @@ describe('New Note (note_created)', () => {
     expect(await appTester(noteCreated.perform, { authData, inputData: {}, ...signedDelivery(task()) })).toEqual([]);
   });
 
-  test('samples: the newest notes, else the note sample', async () => {
-    api().get('/v1/ext/notes').query({ limit: '3' }).reply(200, [note({ note_id: 'nte-2' }), note()]);
+  test('samples: the newest note.created events of the feed, else the note sample', async () => {
+    const query = { event: 'note.created', limit: String(FEED_SAMPLE_WINDOW) };
+    api().get('/v1/ext/events').query(query).reply(200, feedEvents('note.created', [note({ note_id: 'nte-2' }), note()]));
     expect(((await appTester(noteCreated.performList, { authData, inputData: {} })) as { id: string }[]).map((n) => n.id)).toEqual(['nte-2', 'nte-1']);
-    api().get('/v1/ext/notes').query({ limit: '3' }).reply(200, []);
+    api().get('/v1/ext/events').query(query).reply(200, []);
     api().get('/v1/ext/webhooks/sample/notes').reply(200, note({ note_id: 'sample-note' }));
     expect(await appTester(noteCreated.performList, { authData, inputData: {} })).toEqual([{ id: 'sample-note', ...note({ note_id: 'sample-note' }) }]);
   });

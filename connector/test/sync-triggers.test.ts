@@ -4,7 +4,7 @@
  * contract's WebhookSubscribeSchema; "Item Deleted" and "Updated Task"; previous values pass through.
  */
 import { ItemDeletedEventSchema, TaskChangedEventSchema, WebhookSubscribeSchema, type TaskChangedEvent } from '@stageline/shared';
-import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, item, task, thrown } from './helpers/app';
+import { App, SALES, SALES_FIELDS, SUPPORT, appTester, authData, feedEvents, item, task, thrown } from './helpers/app';
 import { signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 import { hookFilterOf, passesHookFilter } from '../src/triggers/hook-filter';
@@ -12,6 +12,7 @@ import * as itemCreated from '../src/triggers/item-created';
 import * as itemDeleted from '../src/triggers/item-deleted';
 import * as itemUpdated from '../src/triggers/item-updated';
 import * as taskCompleted from '../src/triggers/task-completed';
+import { FEED_SAMPLE_WINDOW } from '../src/triggers/rest-hook';
 import * as taskUpdated from '../src/triggers/task-updated';
 
 useNock();
@@ -160,7 +161,20 @@ describe('Item Deleted (item_deleted)', () => {
     expect(await appTester(itemDeleted.perform, { authData, inputData: {}, ...signedDelivery(deleted) })).toEqual([{ id: 'itm-5', ...deleted }]);
   });
 
-  test('samples: the item.deleted sample (a deleted item is in no list)', async () => {
+  test('samples: recent deletions from the feed; erased bodies (deliveries ended) are no sample', async () => {
+    const erased = { item_id: 'itm-4', erased: true };
+    api()
+      .get('/v1/ext/events')
+      .query({ event: 'item.deleted', limit: String(FEED_SAMPLE_WINDOW) })
+      .reply(200, feedEvents('item.deleted', [deleted, erased]));
+    expect(await appTester(itemDeleted.performList, { authData, inputData: {} })).toEqual([{ id: 'itm-5', ...deleted }]);
+  });
+
+  test('samples with only erased deletions retained: the item.deleted sample', async () => {
+    api()
+      .get('/v1/ext/events')
+      .query({ event: 'item.deleted', limit: String(FEED_SAMPLE_WINDOW) })
+      .reply(200, feedEvents('item.deleted', [{ item_id: 'itm-4', erased: true }]));
     api().get('/v1/ext/webhooks/sample/items').query({ event: 'item.deleted' }).reply(200, { ...deleted, item_id: 'sample-item' });
     const samples = (await appTester(itemDeleted.performList, { authData, inputData: {} })) as Record<string, unknown>[];
     expect(samples).toEqual([expect.objectContaining({ id: 'sample-item', deleted_at: deleted.deleted_at })]);
@@ -197,10 +211,15 @@ describe('Updated Task (task_updated)', () => {
     expect(runs[0]).toMatchObject({ item_id: null, previous: { item_id: 'itm-5' } });
   });
 
-  test('samples: the newest tasks as changes; the static sample is a valid task.updated payload', async () => {
-    api().get('/v1/ext/tasks').query({ limit: '3' }).reply(200, [task({ task_id: 'tsk-3' })]);
-    const samples = (await appTester(taskUpdated.performList, { authData, inputData: {} })) as Record<string, unknown>[];
-    expect(samples).toEqual([expect.objectContaining({ id: 'tsk-3:2026-03-01T09:31:00.000Z', changed_fields: [], previous: {} })]);
+  test('samples: the newest task.updated events, through "Only when these fields change"; the static sample is a valid task.updated payload', async () => {
+    const rescheduled = updated({ task_id: 'tsk-3', changed_fields: ['due_at'], previous: { due_at: '2026-03-04T15:00:00.000Z' }, updated_at: '2026-03-02T08:00:00.000Z' });
+    const reprioritized = updated({ task_id: 'tsk-4', changed_fields: ['priority'], previous: { priority: 'none' }, updated_at: '2026-03-02T09:00:00.000Z' });
+    api()
+      .get('/v1/ext/events')
+      .query({ event: 'task.updated', limit: String(FEED_SAMPLE_WINDOW) })
+      .reply(200, feedEvents('task.updated', [reprioritized, rescheduled]));
+    const samples = (await appTester(taskUpdated.performList, { authData, inputData: { filter_fields: ['due_at'] } })) as Record<string, unknown>[];
+    expect(samples).toEqual([{ ...rescheduled, id: 'tsk-3:2026-03-02T08:00:00.000Z' }]);
     const { id, ...payload } = App.triggers.task_updated.operation.sample as Record<string, unknown>;
     expect(TaskChangedEventSchema.parse(payload)).toBeTruthy();
     expect(id).toBe(`${payload.task_id as string}:${payload.updated_at as string}`);

@@ -1,10 +1,11 @@
-import { App, SALES, SALES_FIELDS, SERVER, SUPPORT, SUPPORT_FIELDS, appTester, authData, item, thrown } from './helpers/app';
+import { App, SALES, SALES_FIELDS, SERVER, SUPPORT, SUPPORT_FIELDS, appTester, authData, feedEvents, item, thrown } from './helpers/app';
 import { newSecret, signedDelivery } from './helpers/deliveries';
 import { api, useNock } from './helpers/nock';
 import { ITEM_OUTPUT_FIELDS } from '../src/fields/item-fields';
 import { perform, performList, performSubscribe, performUnsubscribe } from '../src/triggers/item-created';
 import { listPipelines } from '../src/triggers/pipeline-list';
 import { listStages } from '../src/triggers/stage-list';
+import { FEED_SAMPLE_WINDOW } from '../src/triggers/rest-hook';
 import { listStatuses } from '../src/triggers/status-list';
 import { createProblem } from '@stageline/shared';
 
@@ -105,27 +106,34 @@ describe('New Item (REST hook)', () => {
     expect(await appTester(perform, { authData, inputData: {}, ...signedDelivery({ hello: 'world' }) })).toEqual([]);
   });
 
-  test('loading samples returns the newest real items, with ids', async () => {
+  test('loading samples returns the newest item.created events of the feed, exactly as a delivery maps them', async () => {
     const items = [item({ item_id: 'itm-3' }), item({ item_id: 'itm-2' })];
-    api().get('/v1/ext/items').query({ limit: '3' }).reply(200, items);
+    api().get('/v1/ext/events').query({ event: 'item.created', limit: String(FEED_SAMPLE_WINDOW) }).reply(200, feedEvents('item.created', items));
     const results = (await appTester(performList, { authData, inputData: {} })) as { id: string }[];
-    expect(results.map((r) => r.id)).toEqual(['itm-3', 'itm-2']);
+    expect(results).toEqual([{ id: 'itm-3', ...items[0] }, { id: 'itm-2', ...items[1] }]);
+    const delivered = await appTester(perform, { authData, inputData: {}, ...signedDelivery(items[0]) });
+    expect(delivered).toEqual([results[0]]); // the same output, the same id Zapier de-duplicates on
   });
 
-  test('loading samples filters by the chosen pipeline', async () => {
-    api().get('/v1/ext/items').query({ limit: '3', pipeline_id: SALES.id }).reply(200, [item()]);
-    await appTester(performList, { authData, inputData: { pipeline_id: SALES.id } });
+  test('loading samples asks the feed for the chosen pipeline, and at most three are shown', async () => {
+    const items = ['a', 'b', 'c', 'd'].map((id) => item({ item_id: `itm-${id}` }));
+    api()
+      .get('/v1/ext/events')
+      .query({ event: 'item.created', pipeline_id: SALES.id, limit: String(FEED_SAMPLE_WINDOW) })
+      .reply(200, feedEvents('item.created', items));
+    const results = (await appTester(performList, { authData, inputData: { pipeline_id: SALES.id } })) as { id: string }[];
+    expect(results.map((r) => r.id)).toEqual(['itm-a', 'itm-b', 'itm-c']);
   });
 
-  test('with no items yet, the sample payload built from the real blueprint is used', async () => {
+  test('with no item.created event retained, the sample payload built from the real blueprint is used', async () => {
     const sample = item({ item_id: 'sample-item' });
-    api().get('/v1/ext/items').query(true).reply(200, []);
+    api().get('/v1/ext/events').query(true).reply(200, []);
     api().get('/v1/ext/webhooks/sample/items').reply(200, sample);
     expect(await appTester(performList, { authData, inputData: {} })).toEqual([{ id: 'sample-item', ...sample }]);
   });
 
   test('a key that may manage hooks but not read items still gets the sample payload', async () => {
-    api().get('/v1/ext/items').query(true).reply(403, createProblem('insufficient_scope', 'This API key lacks the items:read scope.'));
+    api().get('/v1/ext/events').query(true).reply(403, createProblem('insufficient_scope', 'This API key lacks the items:read or tasks:read scope.'));
     api().get('/v1/ext/webhooks/sample/items').reply(200, item({ item_id: 'sample-item' }));
     const results = (await appTester(performList, { authData, inputData: {} })) as { id: string }[];
     expect(results.map((r) => r.id)).toEqual(['sample-item']);

@@ -16,7 +16,7 @@ export const SERVER_INFO = { name: "stageline", title: "Stageline", version: "0.
 
 /** Told to the agent once per connection (MCP `instructions`). */
 export const INSTRUCTIONS =
-  "Stageline holds pipelines (stages, statuses, custom fields), items moving through them with their notes, tasks, and the company's users. Call describe_pipelines first for the ids; errors carry a code (e.g. version_conflict, rate_limited with retry_after_seconds).";
+  "Stageline holds pipelines (stages, statuses, custom fields), items moving through them with their notes, tasks, and the company's users. Call describe_pipelines first for the ids; list_events tells what changed since an event; errors carry a code (e.g. version_conflict, rate_limited with retry_after_seconds).";
 
 /** An `isError` result for `problem` (its JSON as the text, so every client shows the code and detail). */
 export function errorResult(problem: ToolProblem): CallToolResult {

@@ -10,6 +10,7 @@ import type {
   DuplicateCheck,
   DuplicateMatch,
   ErrorCode,
+  FeedEvent,
   Item,
   ItemCreate,
   ItemUpdate,
@@ -71,6 +72,18 @@ export interface NoteListRequest extends PageRequest {
   updated_after?: string | undefined;
 }
 
+/**
+ * GET /events filters (shared `EventListQuerySchema`: `event` comma-separated names) plus paging (CONTRACT "Events
+ * feed"). With `after` (an `event_id`) the page is the events committed after it, oldest first, and the result's
+ * `next_cursor` is the `event_id` to pass as the next `after`; otherwise newest first and `next_cursor` is a `cursor`.
+ */
+export interface EventListRequest extends PageRequest {
+  event?: string | undefined;
+  resource_id?: string | undefined;
+  pipeline_id?: string | undefined;
+  after?: string | undefined;
+}
+
 /** GET /webhooks/{id}/deliveries: paging and an optional state filter. */
 export interface DeliveryListRequest extends PageRequest {
   state?: "pending" | "succeeded" | "failed" | undefined;
@@ -125,6 +138,12 @@ export interface StagelineOperations {
   deleteNote(noteId: string, version?: number): Promise<void>;
   /** GET /users (CONTRACT "People"): the company's users, by name then email; any valid key. */
   listUsers(request: PageRequest): Promise<Page<User>>;
+  /**
+   * GET /events (CONTRACT "Events feed"): the events the key's scopes read (`items:read` item and note events,
+   * `tasks:read` task events); see `EventListRequest` for `after` and `next_cursor`. An `after` no longer retained is
+   * `cursor_expired`; a key with neither scope `insufficient_scope`.
+   */
+  listEvents(request: EventListRequest): Promise<Page<FeedEvent>>;
   /** Every pipeline with stages, statuses and custom fields (GET /pipelines, .../stages, .../statuses, .../fields). */
   describePipelines(): Promise<PipelineDescription[]>;
   subscribeWebhook(body: WebhookSubscribe, idempotencyKey?: string): Promise<WebhookSubscriptionCreated>;

@@ -1,12 +1,14 @@
 /**
  * The tool registry (CONTRACT "MCP server"): every tool once, and which of them a connection gets. A key sees a tool
- * when its toolset is on (`DEFAULT_TOOLSETS` unless named), the key has the tool's scope, and, under `readOnly`,
+ * when its toolset is on (`DEFAULT_TOOLSETS` unless named), the key has the tool's scope (one of them, for a tool
+ * that names several), and, under `readOnly`,
  * the tool is a read. Adding a tool is its `defineTool` entry plus one line in `TOOLS`; the contract test
  * (server/test/mcp-contract.test.ts) then asks for its OpenAPI operation.
  */
 import type { Scope } from "@stageline/shared";
 import { DEFAULT_TOOLSETS, TOOLSETS, type AnyTool, type Toolset } from "./tool-definition";
 import { checkDuplicates, createItem, deleteItem, getItem, listItems, updateItem, upsertItem } from "./tools/items";
+import { listEvents } from "./tools/events";
 import { addNote, deleteNote, listNotes, updateNote } from "./tools/notes";
 import { describePipelines } from "./tools/pipelines";
 import { completeTask, createTask, getTask, listTasks, updateTask } from "./tools/tasks";
@@ -29,6 +31,7 @@ export const TOOLS: readonly AnyTool[] = [
   updateTask,
   completeTask,
   listUsers,
+  listEvents,
   listNotes,
   addNote,
   updateNote,
@@ -53,7 +56,13 @@ export interface ToolAccess {
 export function allows(access: ToolAccess, tool: AnyTool): boolean {
   if (!(access.toolsets ?? DEFAULT_TOOLSETS).includes(tool.toolset)) return false;
   if (access.readOnly && !tool.annotations.readOnlyHint) return false;
-  return tool.scope === "any" || access.scopes.includes(tool.scope);
+  return tool.scope === "any" || toolScopes(tool).some((scope) => access.scopes.includes(scope));
+}
+
+/** The scopes of which a key needs one for `tool` (empty for a tool every valid key may call). */
+export function toolScopes(tool: AnyTool): readonly Scope[] {
+  if (tool.scope === "any") return [];
+  return typeof tool.scope === "string" ? [tool.scope] : tool.scope;
 }
 
 /** The tools a key with `access` gets, in registry order. */

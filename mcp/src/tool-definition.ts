@@ -12,10 +12,10 @@ import type { StagelineOperations } from "./operations";
  * Groups of tools a client turns on (`--toolsets`, `toolsets=`); `webhooks` and `note_edits` (update_note,
  * delete_note: see tools/notes.ts for why) are off unless asked for.
  */
-export const TOOLSETS = ["items", "tasks", "pipelines", "notes", "people", "note_edits", "webhooks"] as const;
+export const TOOLSETS = ["items", "tasks", "pipelines", "notes", "people", "events", "note_edits", "webhooks"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 /** The toolsets served when none are named (CONTRACT "MCP server"). */
-export const DEFAULT_TOOLSETS: readonly Toolset[] = ["items", "tasks", "pipelines", "notes", "people"];
+export const DEFAULT_TOOLSETS: readonly Toolset[] = ["items", "tasks", "pipelines", "notes", "people", "events"];
 
 /** MCP tool annotations (all four are always stated). */
 export interface ToolHints {
@@ -34,8 +34,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   title: string;
   description: string;
   toolset: Toolset;
-  /** The scope a key needs (`any`: every valid key, as for the pipeline lookups). */
-  scope: Scope | "any";
+  /**
+   * The scope a key needs: one scope, a list of which any one will do (the events feed: `items:read` or `tasks:read`,
+   * the operation then shows what those scopes read), or `any` (every valid key, as for the pipeline lookups).
+   */
+  scope: Scope | readonly Scope[] | "any";
   /** The OpenAPI operationIds it calls (server/src/openapi/operations.ts); checked by the contract test. */
   operations: readonly string[];
   annotations: ToolHints;

@@ -8,9 +8,12 @@
  * - `anyOf: [{ type: T, ... }, { type: "null" }]` is written `type: [T, "null"]` (the same set of values);
  * - the `$schema` keyword is left out (MCP's default dialect is JSON Schema 2020-12, the target used here);
  * - the ±(2^53 - 1) bounds zod writes for every `.int()` are left out (JSON's safe-integer range: nothing a model can
- *   use), and so is `additionalProperties: {}` (the same as no keyword);
- * - in arguments, an id's (`*_id`) 1..255 length and a cursor's 1..1024: the model copies these from earlier results,
- *   the bounds tell it nothing (zod still checks them);
+ *   use), and so is the 2^31 - 1 ceiling of the 32-bit counters (`version`, minutes: the column's size, no value an
+ *   agent writes comes near it); `additionalProperties: {}` and a record's `propertyNames: { type: "string" }` are
+ *   left out too (the same as no keyword: JSON object keys are always strings);
+ * - in arguments, an id's (`*_id`, `after`) 1..255 length and a cursor's 1..1024: the model copies these from earlier
+ *   results, the bounds tell it nothing (zod still checks them); likewise the bounds of `fields` and of its names
+ *   (field names, copied from the output schema);
  * - in results, `additionalProperties: false`: CONTRACT "Versioning" lets responses gain fields (clients must ignore
  *   the ones they do not know), so an output schema must not say no other field can come (a client validating a
  *   result against a tools/list it cached earlier would refuse a new field), and a date-time's `format`: in JSON
@@ -19,16 +22,19 @@
  * So the shape exists once, in `@stageline/shared`, and the tool definitions only point at it.
  */
 import { z } from "zod";
-import { NUL_FREE_PATTERN } from "@stageline/shared";
+import { INT_MAX, NUL_FREE_PATTERN } from "@stageline/shared";
 import type { StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 
 type JsonObject = Record<string, unknown>;
 
-/** JSON's safe-integer bounds, which zod writes for every `.int()`. */
-const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]);
+/** JSON's safe-integer bounds, which zod writes for every `.int()`, and the 32-bit counters' ceiling (`INT_MAX`). */
+const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, INT_MAX]);
 
-/** Argument names whose values the model copies from earlier results (ids and cursors): their lengths say nothing. */
-const COPIED_VALUE = /(^|_)id$|^cursor$/;
+/** Argument names whose values the model copies from earlier results (ids, cursors): their lengths say nothing. */
+const COPIED_VALUE = /(^|_)id$|^(cursor|after)$/;
+
+/** Array arguments whose elements the model copies from a schema (field names): their bounds say nothing. */
+const COPIED_LIST = /^fields$/;
 
 /** Compacts one rendered node and everything below it, in place (see the module comment). */
 function compact(node: unknown, io: "input" | "output"): void {
@@ -44,11 +50,20 @@ function compact(node: unknown, io: "input" | "output"): void {
   if ((io === "output" && extra === false) || (typeof extra === "object" && extra !== null && Object.keys(extra).length === 0)) {
     delete n.additionalProperties;
   }
+  const names = n.propertyNames as JsonObject | undefined;
+  if (names && names.type === "string" && Object.keys(names).length === 1) delete n.propertyNames;
   if (io === "input" && n.properties && typeof n.properties === "object") {
     for (const [name, property] of Object.entries(n.properties as Record<string, JsonObject>)) {
       if (COPIED_VALUE.test(name) && property.type !== "array") {
         delete property.minLength;
         delete property.maxLength;
+      }
+      if (COPIED_LIST.test(name) && property.type === "array") {
+        delete property.minItems;
+        delete property.maxItems;
+        const element = property.items as JsonObject | undefined;
+        delete element?.minLength;
+        delete element?.maxLength;
       }
     }
   }

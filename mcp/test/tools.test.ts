@@ -29,7 +29,7 @@ describe("tools/list", () => {
       expect(JSON.stringify(tool)).not.toMatch(/\$schema|\(\?:\(\?:\\\\d\\\\d\[2468\]/);
     }
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    for (const name of ["list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "describe_pipelines", "list_webhooks", "list_notes", "list_users"]) {
+    for (const name of ["list_items", "get_item", "check_duplicates", "list_tasks", "get_task", "describe_pipelines", "list_webhooks", "list_notes", "list_users", "list_events"]) {
       expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
     }
     expect(byName.update_item!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
@@ -61,6 +61,27 @@ describe("tools/list", () => {
       expect(byName[name]!.inputSchema.properties).toHaveProperty("idempotency_key");
     }
     expect(byName.list_items!.inputSchema.properties).toMatchObject({ limit: { default: 20, maximum: 100 }, fields: { type: "array" } });
+    // The events feed (CONTRACT "Events feed"): "what changed since", read-only, the feed's filters and after.
+    expect(byName.list_events!.annotations).toEqual({ title: "List events", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(byName.list_events!.description).toMatch(/What changed.*after=<event_id>.*oldest first.*after=next_cursor/);
+    expect(byName.list_events!.inputSchema).toMatchObject({
+      additionalProperties: false,
+      properties: {
+        event: { type: "array", items: { enum: expect.arrayContaining(["item.created", "task.completed", "note.deleted"]) } },
+        resource_id: { type: "string" },
+        pipeline_id: { type: "string" },
+        after: { type: "string" },
+        limit: { default: 20, maximum: 100 },
+        cursor: { type: "string" },
+      },
+    });
+    expect(byName.list_events!.inputSchema).not.toHaveProperty("required");
+    expect(byName.list_events!.outputSchema).toMatchObject({
+      required: ["events", "next_cursor"],
+      properties: { events: { items: { required: ["event_id", "event", "occurred_at", "resource_id", "data"], properties: { event: { type: "string" }, data: { type: "object" } } } } },
+    });
+    // An output enum of event names would refuse a new name, which is an additive change (CONTRACT "Versioning").
+    expect(JSON.stringify(byName.list_events!.outputSchema)).not.toContain("item.created");
   });
 
   it("matches the committed snapshot (a changed tool definition must update it)", async () => {
@@ -74,9 +95,9 @@ describe("tools/list", () => {
     expect(tokens).toBeLessThanOrEqual(TOOLS_LIST_TOKEN_BUDGET);
   });
 
-  it("serves add_note, list_notes and list_users by default, update_note and delete_note only with note_edits", async () => {
+  it("serves add_note, list_notes, list_users and list_events by default, update_note and delete_note only with note_edits", async () => {
     const names = (await listedTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["add_note", "list_notes", "list_users"]));
+    expect(names).toEqual(expect.arrayContaining(["add_note", "list_notes", "list_users", "list_events"]));
     expect(names).not.toContain("update_note");
     expect(names).not.toContain("delete_note");
     const edits = (await listedTools({ toolsets: ["note_edits"] })).tools.map((t) => t.name);
@@ -101,8 +122,17 @@ describe("which tools a key gets", () => {
 
   it("an items:read key lists no tool whose readOnlyHint is false", () => {
     const tools = toolsFor({ scopes: ["items:read"], toolsets: [...TOOLSETS] });
-    expect(tools.map((t) => t.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_notes"]);
+    expect(tools.map((t) => t.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_events", "list_notes"]);
     expect(tools.every((t) => t.annotations.readOnlyHint)).toBe(true);
+  });
+
+  it("list_events is there for a key with items:read or tasks:read (the feed shows each what it reads), for no other", () => {
+    expect(names(["tasks:read"])).toEqual(["describe_pipelines", "list_tasks", "get_task", "list_users", "list_events"]);
+    expect(names(["items:read"])).toContain("list_events");
+    expect(toolsFor({ scopes: ["tasks:read"] }).map((t) => t.name)).toContain("list_events"); // default toolsets
+    expect(toolsFor({ scopes: ["tasks:read"], readOnly: true }).map((t) => t.name)).toContain("list_events");
+    for (const scope of SCOPES.filter((s) => s !== "items:read" && s !== "tasks:read")) expect(names([scope])).not.toContain("list_events");
+    expect(names([...SCOPES], { toolsets: ["events"] })).toEqual(["list_events"]);
   });
 
   it("each scope opens its own tools; read-only keeps only reads; toolsets select", () => {
@@ -112,11 +142,13 @@ describe("which tools a key gets", () => {
     expect(names([...SCOPES], { readOnly: true }).every((n) => TOOLS.find((t) => t.name === n)!.annotations.readOnlyHint)).toBe(true);
     expect(names([...SCOPES], { toolsets: ["pipelines"] })).toEqual(["describe_pipelines"]);
     expect(names([...SCOPES], { toolsets: ["notes", "people"] })).toEqual(["list_users", "list_notes", "add_note"]);
+    expect(names(["hooks:manage"], { toolsets: ["events"] })).toEqual([]);
     expect(toolsFor({ scopes: [...SCOPES] }).some((t) => t.toolset === "webhooks" || t.toolset === "note_edits")).toBe(false);
   });
 
   it("parses the options and refuses unknown values", () => {
     expect(parseToolsets("items, tasks")).toEqual(["items", "tasks"]);
+    expect(parseToolsets("events")).toEqual(["events"]);
     expect(parseToolsets("all")).toEqual([...TOOLSETS]);
     expect(parseToolsets(" ")).toBeUndefined();
     expect(() => parseToolsets("items,secrets")).toThrow(/Unknown toolset "secrets"/);

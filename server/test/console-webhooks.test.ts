@@ -2,7 +2,7 @@
  * The console's Webhooks pages in a real headless Chromium (helpers/console-browser.ts): an admin adds an endpoint
  * pointing at a local receiver, an item created through the API arrives signed (verified with the revealed secret)
  * and shows in the delivery log and its detail view; test event, resend, pause/resume, secret rotation, outcome
- * filter; REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
+ * filter, the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
  * never a secret; another company's endpoint is 404; axe-core on every page. Writes docs/console-webhooks.png when
  * UPDATE_SCREENSHOTS=1.
  */
@@ -191,6 +191,18 @@ describe("webhook endpoints", () => {
     expect(outcomes.length).toBeGreaterThan(0);
     expect(new Set(outcomes)).toEqual(new Set(["Delivered"]));
     await expectNoSeriousAxeViolations(page);
+  });
+
+  it("replays failed deliveries from the labelled Since field; an empty Since is shown again with its error", async () => {
+    const page = adminPage;
+    await page.goto(endpointUrl);
+    const replay = page.getByRole("button", { name: "Replay failed deliveries" });
+    expect((await submitForm(page, replay)).status()).toBe(400);
+    await expect(page.getByRole("link", { name: "Enter the date and time to replay from (UTC)." }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.getByLabel("Since (UTC)").fill("2020-01-01T00:00");
+    expect((await submitForm(page, page.getByRole("button", { name: "Replay failed deliveries" }))).status()).toBe(303);
+    await expect(page.getByText("No failed deliveries in that time range").isVisible()).resolves.toBe(true);
   });
 
   it("edits an endpoint's events and description", async () => {

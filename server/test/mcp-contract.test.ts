@@ -3,7 +3,7 @@
  * scope satisfies, and every operation has a tool or is listed here as deliberately without one. So a new endpoint
  * without a tool, or a tool without an endpoint, fails this test.
  */
-import { TOOLS } from "@stageline/mcp";
+import { TOOLS, toolScopes } from "@stageline/mcp";
 import { API_OPERATIONS } from "../src/openapi/operations";
 
 /** Operations no tool calls, and why. */
@@ -17,9 +17,7 @@ const WITHOUT_TOOL: Record<string, string> = {
   getSampleNote: "a Zapier/n8n trigger-setup sample, not data",
   getNote: "list_notes (by item_id) gives every note with its body and version; a note id alone comes only from a list",
   replayWebhookDeliveries: "an operator's repair step",
-  // Issue 31: the MCP `list_events` tool comes with the surfaces' slice (mcp/ is not part of the server's slice).
-  listEvents: "not yet a tool: issue 31's list_events comes with the MCP slice",
-  getEvent: "not yet a tool: issue 31's list_events comes with the MCP slice",
+  getEvent: "list_events gives every event with its data; an event id alone comes only from the feed or a delivery's webhook-id",
   batchItems: "a script's bulk transport under the rate limit; an agent makes one write per tool call, each one confirmed on its own",
   batchTasks: "a script's bulk transport under the rate limit; an agent makes one write per tool call, each one confirmed on its own",
 };
@@ -34,7 +32,7 @@ describe("MCP tools and API operations", () => {
         const op = byId.get(id);
         if (!op) throw new Error(`${tool.name}: no API operation ${id}`);
         if (tool.scope === "any") expect([tool.name, op.access]).toEqual([tool.name, "any"]);
-        else expect([tool.name, op.access]).toEqual([tool.name, expect.arrayContaining([tool.scope])]);
+        else expect([tool.name, op.access]).toEqual([tool.name, expect.arrayContaining([...toolScopes(tool)])]);
       }
     }
   });
@@ -54,6 +52,13 @@ describe("MCP tools and API operations", () => {
     expect(toolOf("updateNote")).toEqual([["update_note", "items:write", "note_edits"]]);
     expect(toolOf("deleteNote")).toEqual([["delete_note", "items:write", "note_edits"]]);
     expect(toolOf("listUsers")).toEqual([["list_users", "any", "people"]]);
+  });
+
+  it("the events feed has its tool, open to either scope the feed admits (CONTRACT \"Events feed\")", () => {
+    const toolOf = (id: string) => TOOLS.filter((t) => t.operations.includes(id)).map((t) => [t.name, t.scope, t.toolset]);
+    expect(toolOf("listEvents")).toEqual([["list_events", ["items:read", "tasks:read"], "events"]]);
+    expect(byId.get("listEvents")!.access).toEqual(["items:read", "tasks:read"]);
+    expect(WITHOUT_TOOL).not.toHaveProperty("listEvents");
   });
 
   it("each operation has a tool or a reason in WITHOUT_TOOL", () => {

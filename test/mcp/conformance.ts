@@ -13,7 +13,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { Scope } from "@stageline/shared";
 import type { TestServer } from "../../server/test/helpers/test-server";
 
-/** The default toolsets' tools (items, tasks, pipelines, notes, people), in tools/list order. */
+/** The default toolsets' tools (items, tasks, pipelines, notes, people, events), in tools/list order. */
 export const DEFAULT_TOOL_NAMES = [
   "describe_pipelines",
   "list_items",
@@ -29,6 +29,7 @@ export const DEFAULT_TOOL_NAMES = [
   "update_task",
   "complete_task",
   "list_users",
+  "list_events",
   "list_notes",
   "add_note",
 ];
@@ -79,7 +80,7 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     const { t } = env();
     const readKey = await keyWith(["items:read"]);
     const tools = (await (await open(readKey, { toolsets: "all" })).listTools()).tools;
-    expect(tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_notes"]);
+    expect(tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_items", "get_item", "check_duplicates", "list_users", "list_events", "list_notes"]);
     expect(tools.filter((tool) => tool.annotations?.readOnlyHint !== true)).toEqual([]);
     const readOnly = (await (await open(t.apiKey, { readOnly: true, toolsets: "all" })).listTools()).tools;
     expect(readOnly.map((tool) => tool.name)).toEqual([
@@ -90,6 +91,7 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
       "list_tasks",
       "get_task",
       "list_users",
+      "list_events",
       "list_notes",
       "list_webhooks",
       "list_webhook_deliveries",
@@ -146,6 +148,10 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     expect((await run("get_item", { item_id: created.item_id })).item_id).toBe(created.item_id);
     const updated = await run("update_item", { item_id: created.item_id, stage_id: qualified.id, version: 1 });
     expect(updated).toMatchObject({ stage: "Qualified", version: 2 });
+    // What changed (CONTRACT "Events feed"): newest first, data being the item as the event saw it.
+    const changes = (await run("list_events", { resource_id: created.item_id })).events as { event: string; data: { stage: string } }[];
+    expect(changes.at(-1)).toMatchObject({ event: "item.created", resource_id: created.item_id, data: { item_id: created.item_id, stage: "Lead" } });
+    expect(changes[0]!.data).toMatchObject({ item_id: created.item_id, stage: "Qualified", version: 2 });
     const listed = await run("list_items", { name: "Conformance deal", fields: ["name", "stage"] });
     expect(listed).toEqual({ items: [{ item_id: created.item_id, name: "Conformance deal", stage: "Qualified" }], next_cursor: null });
     const dupes = await run("check_duplicates", { pipeline_id: sales.id, metadata: { email: "conf@example.com" } });
@@ -318,6 +324,74 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     // Another company's user id is just an identifier here: no assignee.
     const foreign = await call(client, "create_task", { title: "Demo 2", due_at: "2026-12-01T09:00:00Z", assigned_to: theirs.id });
     expect(foreign.structuredContent).toMatchObject({ assigned_to: theirs.id, assignee: null });
+  });
+
+  it("list_events: what changed since an event, oldest first, page by page; each key sees what its scopes read", async () => {
+    const { t } = env();
+    const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    const item = await t.request("POST", "/v1/ext/items", { name: `Watched ${stamp}`, pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    const task = await t.request("POST", "/v1/ext/tasks", { title: `Follow up ${stamp}`, due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: item.body.item_id });
+    await t.request("PATCH", `/v1/ext/items/${item.body.item_id}`, { name: `Watched ${stamp} (renamed)` });
+    await t.request("PATCH", `/v1/ext/tasks/${task.body.task_id}`, { is_completed: true });
+    type Listed = { events: { event_id: string; event: string; resource_id: string; data: Record<string, unknown> }[]; next_cursor: string | null };
+    const list = async (client: Client, args: Record<string, unknown>) => {
+      const result = await call(client, "list_events", args);
+      if (result.isError) throw new Error(`list_events failed: ${result.content[0]?.text}`);
+      return result.structuredContent as Listed;
+    };
+
+    // items:read: the item's events, newest first, and one page at a time back with cursor.
+    const items = await open(await keyWith(["items:read"]));
+    const newest = await list(items, { resource_id: item.body.item_id });
+    expect(newest.events.map((e) => e.event)).toEqual(["item.updated", "item.created"]);
+    expect(newest.events[0]!.data).toMatchObject({ item_id: item.body.item_id, name: `Watched ${stamp} (renamed)`, changed_fields: ["name"] });
+    const first = await list(items, { resource_id: item.body.item_id, limit: 1 });
+    expect(first.events.map((e) => e.event)).toEqual(["item.updated"]);
+    const older = await list(items, { resource_id: item.body.item_id, limit: 1, cursor: first.next_cursor });
+    expect(older.events.map((e) => e.event)).toEqual(["item.created"]);
+    // Since the item's creation, oldest first; next_cursor is the next page's after. A task event is not this key's.
+    const createdId = newest.events[1]!.event_id;
+    const since = await list(items, { after: createdId, limit: 100 });
+    expect(since.events.map((e) => e.event_id)).toContain(newest.events[0]!.event_id);
+    expect(since.events.every((e) => !e.event.startsWith("task."))).toBe(true);
+    expect(await list(items, { after: newest.events[0]!.event_id, resource_id: item.body.item_id })).toEqual({ events: [], next_cursor: null });
+    expect((await list(items, { resource_id: task.body.task_id })).events).toEqual([]);
+
+    // tasks:read only: the tool is there, and shows task events only (after an item event's id too).
+    const tasks = await open(await keyWith(["tasks:read"]));
+    expect((await tasks.listTools()).tools.map((tool) => tool.name)).toEqual(["describe_pipelines", "list_tasks", "get_task", "list_users", "list_events"]);
+    const taskEvents = await list(tasks, { after: createdId, limit: 100 });
+    expect(taskEvents.events.filter((e) => e.resource_id === task.body.task_id).map((e) => e.event)).toEqual(["task.created", "task.updated", "task.completed"]);
+    expect(taskEvents.events.every((e) => e.event.startsWith("task."))).toBe(true);
+    expect((await list(tasks, { resource_id: item.body.item_id })).events).toEqual([]);
+    // Page by page with limit 1: next_cursor is the next page's after, and the pages add up to the whole.
+    const walked: Listed["events"] = [];
+    let after: string | null = createdId;
+    for (let pages = 0; after !== null && pages < 10; pages++) {
+      const page = await list(tasks, { after, limit: 1 });
+      walked.push(...page.events);
+      after = page.next_cursor;
+    }
+    expect(walked.length).toBeGreaterThanOrEqual(3);
+    expect(walked).toEqual(taskEvents.events);
+    expect((await list(tasks, { event: ["item.created", "item.updated"] })).events).toEqual([]);
+    const completed = await list(tasks, { event: ["task.completed"], resource_id: task.body.task_id });
+    expect(completed.events).toEqual([expect.objectContaining({ event: "task.completed", data: expect.objectContaining({ task_id: task.body.task_id, is_completed: true }) })]);
+    expect((await list(tasks, { pipeline_id: t.pipeline.id, resource_id: task.body.task_id })).events).toHaveLength(3);
+
+    // An unknown or another company's event id as after: cursor_expired; another company's pipeline: nothing.
+    const other = await t.newCompany(`Other ${stamp}`);
+    await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
+    const theirs = (await t.request("GET", "/v1/ext/events?limit=1", undefined, other.apiKey)).body[0].event_id as string;
+    expect(problemOf(await call(items, "list_events", { after: theirs })).code).toBe("cursor_expired");
+    expect(problemOf(await call(items, "list_events", { after: "0190aaaa-0000-7000-8000-000000000000" })).code).toBe("cursor_expired");
+    expect((await list(items, { pipeline_id: other.pipeline.id })).events).toEqual([]);
+    expect((await call(items, "list_events", { event: ["item.exploded"] })).isError).toBe(true);
+    // A key with neither scope has no such tool.
+    const hooksOnly = await open(await keyWith(["hooks:manage"]), { toolsets: "all" });
+    expect((await hooksOnly.listTools()).tools.map((tool) => tool.name)).not.toContain("list_events");
+    const refused = await hooksOnly.callTool({ name: "list_events", arguments: {} }).catch((e: Error) => e);
+    expect(refused instanceof Error ? refused.message : JSON.stringify(refused)).toMatch(/list_events/);
   });
 
   it("answers errors as isError results with the problem's code (another company's id is not_found)", async () => {

@@ -74,12 +74,3 @@ export function passesHookFilter(event: EventName, payload: Readonly<Record<stri
   }
   return true;
 }
-
-/**
- * The item-list query (GET /v1/ext/items) that shows the samples a filter lets through: its `pipeline_id` and
- * `stage_id` (CONTRACT "Lists"); empty for task events (the task list has no pipeline filter).
- */
-export function sampleListParams(event: EventName, filter: WebhookFilter | undefined): { pipeline_id?: string; stage_id?: string } {
-  if (!isItemEvent(event) || filter === undefined) return {};
-  return { pipeline_id: filter.pipeline_id, stage_id: filter.stage_id };
-}

@@ -3,7 +3,7 @@
  * CONTRACT "Events and deliveries"); the shared hook plumbing is in rest-hook.ts. Each delivery's body is the item
  * itself. Output `id` = `item_id` (Zapier de-duplicates on `id`; an item is created once). With a Pipeline (and
  * Stage) chosen, the subscription's filter (hook-filter.ts) makes Stageline send only items created there, and
- * samples come from there.
+ * samples (the events feed's recent `item.created` events) come from there.
  */
 import { defineTrigger } from 'zapier-platform-core';
 import type { EventName } from '@stageline/shared';
@@ -17,8 +17,8 @@ export const ITEM_CREATED_EVENT = 'item.created' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `item.created`; `perform` maps a delivered item to `{id: item_id, ...}`;
- * `performList` loads the newest items (GET /v1/ext/items?limit=3, of the chosen pipeline), else the company's
- * sample item (GET /v1/ext/webhooks/sample/items).
+ * `performList` shows the newest `item.created` events of the feed (of the chosen pipeline and stage) the same way,
+ * else the company's sample item (GET /v1/ext/webhooks/sample/items).
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_CREATED_EVENT, {
   toOutput: withItemId,

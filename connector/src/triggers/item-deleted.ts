@@ -3,7 +3,7 @@
  * erasure"; plumbing in rest-hook.ts). The body is the item's last state plus `deleted_at`. Output `id` = `item_id`
  * (an item is deleted once; a redelivery is dropped by Zapier's de-duplication).
  *
- * Samples: a deleted item is in no list, so `performList` loads the event's own sample
+ * Samples: the feed's recent `item.deleted` events whose body is not yet erased, else the event's own sample
  * (GET /v1/ext/webhooks/sample/items?event=item.deleted, built from the company's real blueprint). Optional inputs
  * Pipeline and Stage (the stage the item was in) become the subscription's filter (hook-filter.ts).
  *
@@ -21,7 +21,7 @@ export const ITEM_DELETED_EVENT = 'item.deleted' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `item.deleted` (with the step's filter); `perform` maps a delivered
- * deletion to `{id: item_id, ...}`; `performList` loads the item.deleted sample.
+ * deletion to `{id: item_id, ...}`; `performList` shows recent deletions from the feed, else the item.deleted sample.
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_DELETED_EVENT, {
   toOutput: withItemId,

@@ -19,8 +19,8 @@ export const ITEM_STAGE_CHANGED_EVENT = 'item.stage_changed' satisfies EventName
 
 /**
  * The hook functions: subscribe/unsubscribe `item.stage_changed` (filtered by the chosen pipeline/stage); `perform` keeps the moves into the chosen
- * pipeline/stage and maps them to `{id: "<item_id>:<version>", ...}`; `performList` shows the newest items in the
- * chosen pipeline/stage (GET /v1/ext/items?limit=3&pipeline_id=&stage_id=) the same way, else the sample item.
+ * pipeline/stage and maps them to `{id: "<item_id>:<version>", ...}`; `performList` shows the newest
+ * `item.stage_changed` events of the feed into the chosen pipeline/stage the same way, else the sample item.
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_STAGE_CHANGED_EVENT, {
   toOutput: withChangeId,

@@ -22,8 +22,9 @@ export const ITEM_UPDATED_EVENT = 'item.updated' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `item.updated`; `perform` maps a delivered change to
- * `{id: "<item_id>:<version>", ...}`; `performList` shows the newest items (GET /v1/ext/items?limit=3) as changes
- * with the same id rule (empty `changed_fields`, `previous` = current stage and status), else the sample item.
+ * `{id: "<item_id>:<version>", ...}`; `performList` shows the newest `item.updated` events of the feed (their real
+ * `changed_fields` and `previous`, through the step's filter) the same way, else the sample item as a change
+ * without a known last change (empty `changed_fields`, `previous` = its stage and status).
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(ITEM_UPDATED_EVENT, {
   toOutput: withChangeId,

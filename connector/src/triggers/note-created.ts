@@ -15,8 +15,8 @@ export const NOTE_CREATED_EVENT = 'note.created' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `note.created`; `perform` maps a delivered note to `{id: note_id, ...}`;
- * `performList` loads the newest notes (GET /v1/ext/notes?limit=3), else the sample note
- * (GET /v1/ext/webhooks/sample/notes).
+ * `performList` shows the newest `note.created` events of the feed (of the chosen pipeline) the same way, else the
+ * sample note (GET /v1/ext/webhooks/sample/notes).
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(NOTE_CREATED_EVENT, {
   toOutput: withNoteId,

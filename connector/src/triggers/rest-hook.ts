@@ -9,6 +9,9 @@
  * 201 subscription as `bundle.subscribeData`. Each delivery's body (the resource, CONTRACT "Events and deliveries")
  * arrives in `perform` as `bundle.rawRequest` (headers and exact body, whose signature is checked). Turning the Zap off calls `performUnsubscribe`
  * (DELETE /v1/ext/webhooks/{subscribeData.id}).
+ * "Test trigger" in the Zap editor calls `performList`: the event's recent events from the events feed (CONTRACT
+ * "Events feed"), each event's `data` being exactly the body a delivery carries, so the user sees their own data in
+ * the very shape (and with the very `id`) the hook will deliver.
  */
 import type { Bundle, HttpResponse, ZObject } from 'zapier-platform-core';
 import {
@@ -17,10 +20,12 @@ import {
   WebhookSubscribeSchema,
   type EventName,
   type EventPayload,
+  type FeedEvent,
   type Item,
   type Note,
   type SampleResource,
   type Task,
+  type WebhookFilter,
   type WebhookSubscribe,
   type WebhookSubscriptionCreated,
 } from '@stageline/shared';
@@ -29,10 +34,17 @@ import { checkedBody, invalidInput, toId } from '../fields/coerce';
 import { idempotencyKeyFor, nextIdempotencyKey } from '../idempotency';
 import { throwForProblem } from '../middleware';
 import { verifiedDeliveryBody } from './delivery-signature';
-import { hookFilterOf, passesHookFilter, sampleListParams, type InputData } from './hook-filter';
+import { hookFilterOf, passesHookFilter, type InputData } from './hook-filter';
 
-/** How many recent resources `performList` loads as samples for the Zap editor. */
+/** How many recent events `performList` shows as samples for the Zap editor. */
 export const SAMPLE_COUNT = 3;
+
+/**
+ * How many of the event's newest events `performList` reads from the feed to find SAMPLE_COUNT to show: the feed
+ * filters by event and pipeline, the trigger's stage and changed-field inputs are applied here (as `perform` does),
+ * and erased bodies (a deleted item's, once its deliveries ended) are no sample.
+ */
+export const FEED_SAMPLE_WINDOW = 25;
 
 /** How many replayed-but-deleted subscriptions `subscribeOnce` steps over before it subscribes without a key. */
 export const MAX_SUBSCRIBE_KEYS = 5;
@@ -93,26 +105,25 @@ export type { InputData };
 export type RestHookOptions<E extends EventName, O> = {
   /** A delivered (or sample) payload as one Zapier result, with the `id` Zapier de-duplicates on. */
   toOutput: (payload: EventPayload<E>) => O;
-  /** Extra query parameters of the recent-resources list behind `performList` (the filter's pipeline and stage are added already). */
-  listParams?: (inputData: InputData) => ApiCall['params'];
 } & (
   | ({
-      /** `performList` shows the newest resources (the default), else the sample payload. */
-      samples?: 'recent';
+      /** With no recent event, `performList` shows the company's sample resource made a payload (the default). */
+      samples?: 'resource-sample';
     } & SampleAdapter<E>)
   | {
       /**
-       * `performList` shows only the event's own sample (GET /v1/ext/webhooks/sample/{resource}?event=..., CONTRACT
-       * "Item deletion and erasure"), for events whose payloads no list shows (a deleted item is in no list).
+       * With no recent event, `performList` shows the event's own sample (GET /v1/ext/webhooks/sample/{resource}
+       * ?event=..., CONTRACT "Item deletion and erasure"), for events whose payload no resource shows (a deleted item).
        */
       samples: 'event-sample';
     }
 );
 
 /**
- * How a listed resource (GET /items, GET /tasks, or the sample endpoint) becomes a payload of the event, for samples.
- * Required when the event's payload carries more than the resource (item.updated and item.stage_changed add
- * `changed_fields` and `previous`); otherwise optional and the resource is used as it is.
+ * How the company's sample resource (GET /v1/ext/webhooks/sample/{resource}) becomes a payload of the event, for the
+ * sample shown when the feed has no recent event. Required when the event's payload carries more than the resource
+ * (item.updated and item.stage_changed add `changed_fields` and `previous`); otherwise optional and the resource is
+ * used as it is.
  */
 type SampleAdapter<E extends EventName> =
   ResourceOf<E> extends EventPayload<E>
@@ -141,12 +152,12 @@ const ID_FIELD: Record<SampleResource, 'item_id' | 'task_id' | 'note_id'> = { it
  *   (delivery-signature.ts; a forged or stale delivery stops the run), its body (one resource, or an array of them)
  *   through the step's filter (as far as the payload tells) and `toOutput`; bodies that are not the event's resource
  *   are ignored. No delivery: [].
- * - `performList`: the newest resources (GET /v1/ext/items, /tasks or /notes, `limit` SAMPLE_COUNT, the filter's pipeline and
- *   stage for items, plus `listParams`),
- *   made payloads with `asPayload`, through the filter and `toOutput`; when there are none, or the key may manage
- *   hooks but not read the resource (403), the company's sample payload (GET /v1/ext/webhooks/sample/{resource}, one
- *   object built from the real blueprint) instead, unfiltered so the editor always has a sample. With `samples:
- *   'event-sample'` only the event's sample (`?event=`).
+ * - `performList`: the event's recent events from the feed (`recentPayloads`: GET /v1/ext/events?event=<event>, the
+ *   filter's pipeline), their `data` through the step's filter and `toOutput`, newest first, at most SAMPLE_COUNT:
+ *   the same output fields and `id` (the one Zapier de-duplicates on) as the delivery of that event. When there are
+ *   none, or the key may not read them, the company's sample (GET
+ *   /v1/ext/webhooks/sample/{resource}, one object built from the real blueprint, made a payload with `asPayload`;
+ *   with `samples: 'event-sample'` the event's own sample, `?event=`), unfiltered so the editor always has one.
  */
 export function restHookOperations<E extends EventName, O>(event: E, options: RestHookOptions<E, O>): RestHookOperations<O> {
   const resource: SampleResource = EVENT_RESOURCES[event];
@@ -188,22 +199,35 @@ export function restHookOperations<E extends EventName, O>(event: E, options: Re
 
     async performList(z, bundle) {
       const inputData = bundle.inputData ?? {};
+      const recent = (await recentPayloads(z, event, hookFilterOf(event, inputData))).filter(isPayload);
+      const shown = recent.filter((payload) => passes(payload, inputData)).slice(0, SAMPLE_COUNT);
+      if (shown.length > 0) return shown.map(options.toOutput);
       if (options.samples === 'event-sample') {
         const sample = await getJson<EventPayload<E>>(z, apiPath('webhooks', 'sample', resource), { event });
         return [options.toOutput(sample)];
-      }
-      const response = await callApi<ResourceOf<E>[]>(z, {
-        url: apiPath(resource),
-        params: { limit: SAMPLE_COUNT, ...sampleListParams(event, hookFilterOf(event, inputData)), ...options.listParams?.(inputData) },
-        skipThrowForStatus: true,
-      });
-      if (response.status >= 400 && response.status !== 403) throwForProblem(z, response);
-      if (response.status < 400 && Array.isArray(response.data)) {
-        const recent = response.data.map(asPayload).filter((payload) => passes(payload, inputData));
-        if (recent.length > 0) return recent.map(options.toOutput);
       }
       const sample = await getJson<ResourceOf<E>>(z, apiPath('webhooks', 'sample', resource));
       return [options.toOutput(asPayload(sample))];
     },
   };
+}
+
+/**
+ * The delivery bodies of `event`'s newest retained events (CONTRACT "Events feed": GET /v1/ext/events?event=<event>,
+ * newest first, `limit` FEED_SAMPLE_WINDOW, `pipeline_id` when the step's filter names one; the feed applies it to
+ * item, task and note events alike), erased bodies left out. `[]` when the key may not read them (403: a key with
+ * `hooks:manage` but not `items:read` / `tasks:read`) or the server has no feed (404: a self-hosted install older than
+ * the feed), so the caller shows the sample instead. Other errors are thrown as the middleware would.
+ */
+export async function recentPayloads(z: ZObject, event: EventName, filter: WebhookFilter | undefined): Promise<unknown[]> {
+  const params: ApiCall['params'] = { event, limit: FEED_SAMPLE_WINDOW };
+  if (filter?.pipeline_id !== undefined) params.pipeline_id = filter.pipeline_id;
+  const response = await callApi<FeedEvent[]>(z, { url: apiPath('events'), params, skipThrowForStatus: true });
+  if (response.status === 403 || response.status === 404) return [];
+  if (response.status >= 400) throwForProblem(z, response);
+  if (!Array.isArray(response.data)) return [];
+  return response.data
+    .filter((feedEvent) => feedEvent?.event === event && feedEvent.data !== null && typeof feedEvent.data === 'object')
+    .map((feedEvent) => feedEvent.data)
+    .filter((data) => data.erased !== true);
 }

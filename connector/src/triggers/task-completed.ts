@@ -19,13 +19,12 @@ export const TASK_COMPLETED_EVENT = 'task.completed' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `task.completed`; `perform` maps a delivered task to
- * `{id: "<task_id>:<completed_at>", ...}`; `performList` loads the newest completed tasks
- * (GET /v1/ext/tasks?limit=3&is_completed=true), else the sample task shown as completed.
+ * `{id: "<task_id>:<completed_at>", ...}`; `performList` shows the newest `task.completed` events of the feed the
+ * same way, else the sample task shown as completed.
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(TASK_COMPLETED_EVENT, {
   toOutput: withCompletionId,
   asPayload: asCompletedTask,
-  listParams: () => ({ is_completed: true }),
 });
 
 export default defineTrigger({

@@ -15,8 +15,8 @@ export const TASK_CREATED_EVENT = 'task.created' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `task.created`; `perform` maps a delivered task to `{id: task_id, ...}`;
- * `performList` loads the newest tasks (GET /v1/ext/tasks?limit=3), else the sample task
- * (GET /v1/ext/webhooks/sample/tasks).
+ * `performList` shows the newest `task.created` events of the feed (of the chosen pipeline) the same way, else the
+ * sample task (GET /v1/ext/webhooks/sample/tasks).
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(TASK_CREATED_EVENT, {
   toOutput: withTaskId,

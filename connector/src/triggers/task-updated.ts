@@ -20,8 +20,8 @@ export const TASK_UPDATED_EVENT = 'task.updated' satisfies EventName;
 
 /**
  * The hook functions: subscribe/unsubscribe `task.updated` (with the step's filter); `perform` maps a delivered change
- * to `{id: "<task_id>:<updated_at>", ...}`; `performList` shows the newest tasks (GET /v1/ext/tasks?limit=3) as
- * changes without a known last change, else the sample task.
+ * to `{id: "<task_id>:<updated_at>", ...}`; `performList` shows the newest `task.updated` events of the feed the same
+ * way, else the sample task as a change without a known last change.
  */
 export const { performSubscribe, performUnsubscribe, perform, performList } = restHookOperations(TASK_UPDATED_EVENT, {
   toOutput: withTaskChangeId,

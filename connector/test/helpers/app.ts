@@ -5,7 +5,7 @@
  */
 import './core-http-patch'; // before anything loads nock: see there
 import { createAppTester, tools } from 'zapier-platform-core';
-import type { CustomField, Item, Me, Note, Pipeline, Task, User } from '@stageline/shared';
+import { EVENT_RESOURCES, type CustomField, type EventName, type FeedEvent, type Item, type Me, type Note, type Pipeline, type Task, type User } from '@stageline/shared';
 import App from '../../src/index';
 import { listPipelines } from '../../src/triggers/pipeline-list';
 import { listStages } from '../../src/triggers/stage-list';
@@ -147,6 +147,24 @@ export function note(overrides: Partial<Note> = {}): Note {
     version: 1,
     ...overrides,
   };
+}
+
+/**
+ * Events of the feed (GET /v1/ext/events, CONTRACT "Events feed"), newest first as the feed lists them: one per
+ * delivery body in `bodies`, of `event`, with `resource_id` from the body's id and made-up event ids.
+ */
+export function feedEvents(event: EventName, bodies: readonly object[]): FeedEvent[] {
+  const idKey = { items: 'item_id', tasks: 'task_id', notes: 'note_id' }[EVENT_RESOURCES[event]];
+  return bodies.map((body, i) => {
+    const data = body as Record<string, unknown>;
+    return {
+      event_id: `0190${String(bodies.length - i).padStart(4, '0')}-0000-7000-8000-000000000000`,
+      event,
+      occurred_at: typeof data.updated_at === 'string' ? data.updated_at : '2026-03-01T09:30:00.000Z',
+      resource_id: String(data[idKey]),
+      data,
+    };
+  });
 }
 
 /** A console user of the company, as GET /v1/ext/users returns it. */

@@ -9,11 +9,11 @@ import type { Toolset } from "../tool-definition";
 /** The server `npm start` runs, when STAGELINE_BASE_URL is not set. */
 export const DEFAULT_BASE_URL = "http://localhost:3000";
 
-export const USAGE = `Usage: stageline-mcp [--read-only] [--toolsets=items,tasks,pipelines,notes,people,note_edits,webhooks|all]
+export const USAGE = `Usage: stageline-mcp [--read-only] [--toolsets=items,tasks,pipelines,notes,people,events,note_edits,webhooks|all]
 
 Serves the Stageline tools to an MCP client over stdio.
 Environment: STAGELINE_API_KEY (required), STAGELINE_BASE_URL (default ${DEFAULT_BASE_URL}).
-Default toolsets: items, tasks, pipelines, notes, people. The API key's scopes decide which tools exist.`;
+Default toolsets: items, tasks, pipelines, notes, people, events. The API key's scopes decide which tools exist.`;
 
 /** What the command line and environment ask for. */
 export interface CliOptions {

@@ -28,7 +28,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
   }
   const origin = new URL(options.baseUrl).origin;
   const client = new Stageline({ apiKey: options.apiKey, baseUrl: options.baseUrl, maxRateLimitWaitMs: MAX_RATE_LIMIT_WAIT_MS });
-  const ops = clientOperations(client, origin);
+  const ops = clientOperations(client, origin, { baseUrl: options.baseUrl, apiKey: options.apiKey });
   let scopes;
   try {
     scopes = await ops.scopes();

@@ -9,6 +9,7 @@
 import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type NoteListQuery, type TaskListQuery } from "@stageline/client";
 import type { Scope } from "@stageline/shared";
 import { OperationError, toolProblemOfProblem, type Page, type PipelineDescription, type StagelineOperations, type ToolProblem } from "../operations";
+import { readFeedPage, type FeedTarget } from "./events-feed";
 
 /** How long one tool call waits for the rate limit before answering `rate_limited` (ms). */
 export const MAX_RATE_LIMIT_WAIT_MS = 10_000;
@@ -45,8 +46,9 @@ function pageOf<T>(page: { data: T[]; nextCursor: string | null }): Page<T> {
 /**
  * Operations for the API key and server of `client`.
  * @param origin the server's origin, for error messages (never the key).
+ * @param feed the same key and server for the events feed, which the client does not read yet (events-feed.ts).
  */
-export function clientOperations(client: Stageline, origin: string): StagelineOperations {
+export function clientOperations(client: Stageline, origin: string, feed: FeedTarget): StagelineOperations {
   const g = <T>(fn: () => Promise<T>) => guarded(origin, fn);
   const keyed = (key: string | undefined) => (key === undefined ? undefined : { idempotencyKey: key });
   let scopes: Promise<readonly Scope[]> | undefined;
@@ -70,6 +72,7 @@ export function clientOperations(client: Stageline, origin: string): StagelineOp
     updateNote: (id, body) => g(() => client.notes.update(id, body)),
     deleteNote: (id, version) => g(() => client.notes.delete(id, version === undefined ? {} : { version })),
     listUsers: (request) => g(async () => pageOf(await client.users.list(request))),
+    listEvents: (request) => readFeedPage(feed, request),
     describePipelines: () =>
       g(async () => {
         const pipelines = await client.pipelines.list();

@@ -85,7 +85,7 @@ export const updateItem = defineTool({
   name: "update_item",
   title: "Update an item",
   description:
-    "Change an item's fields or move it. Pass version (from get_item): a concurrent change is then refused (version_conflict), not overwritten.",
+    "Change an item's fields or move it. Pass version (from get_item) so a concurrent change is refused (version_conflict), not overwritten.",
   toolset: "items",
   scope: "items:write",
   operations: ["updateItem"],
@@ -100,7 +100,7 @@ export const checkDuplicates = defineTool({
   name: "check_duplicates",
   title: "Check for duplicate items",
   description:
-    "Before create_item: items of a pipeline matching a name or custom fields under its duplicate rules, best first.",
+    "Before create_item: a pipeline's items matching a name or custom fields by its duplicate rules, best first.",
   toolset: "items",
   scope: "items:read",
   operations: ["checkDuplicateItems"],
@@ -116,7 +116,7 @@ export const deleteItem = defineTool({
   name: "delete_item",
   title: "Delete an item",
   description:
-    "Delete an item for good, erasing its data (GDPR erasure); no undo. Only on the user's request, confirmed with them first. Its tasks stay, unlinked. Pass version (from get_item) to refuse a changed item.",
+    "Delete an item for good, erasing its data (GDPR erasure); no undo. Only on the user's request, confirmed with them first. Its tasks stay, unlinked. Pass version to refuse a changed item.",
   toolset: "items",
   scope: "items:write",
   operations: ["deleteItem"],
@@ -138,7 +138,7 @@ export const deleteItem = defineTool({
 export const upsertItem = defineTool({
   name: "upsert_item",
   title: "Create or update an item",
-  description: `To sync a record: atomically updates the item the pipeline's duplicate rule matches (e.g. same email), else creates it. Errors: ambiguous_match (update one of matches); upsert_unavailable (no rule or its fields missing: use create_item). ${IDEMPOTENCY_ADVICE}`,
+  description: `To sync a record: atomically updates the item the pipeline's duplicate rule matches (e.g. same email), else creates it. ambiguous_match: update one of matches; upsert_unavailable (no rule or its fields missing): use create_item. ${IDEMPOTENCY_ADVICE}`,
   toolset: "items",
   scope: "items:write",
   operations: ["upsertItem"],

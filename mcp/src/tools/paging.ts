@@ -11,10 +11,14 @@ export const DEFAULT_TOOL_LIMIT = 20;
 /** CONTRACT "MCP server": a list tool's largest page. */
 export const MAX_TOOL_LIMIT = 100;
 
-/** `limit`, `cursor` of a list tool. */
+/**
+ * `limit`, `cursor` of a list tool. `cursor` carries no description: every list result has `next_cursor`, the name
+ * pairs them, and the API document's sentence about the `Link` header is not the tool's (the tools take the value as
+ * it came; each listed word costs every conversation tokens).
+ */
 export const pagingArgs = {
   limit: z.number().int().min(1).max(MAX_TOOL_LIMIT).default(DEFAULT_TOOL_LIMIT),
-  cursor: cursorField.optional().describe("next_cursor of the previous page."),
+  cursor: cursorField.optional().meta({ description: undefined }),
 };
 
 /** `fields`: the record fields to return (the id always comes back). */
@@ -24,7 +28,7 @@ export function fieldsArg(example: string) {
     .min(1)
     .max(100)
     .optional()
-    .describe(`Only these fields (fewer tokens), e.g. ${example}.`);
+    .describe(`Only these fields, e.g. ${example}.`);
 }
 
 /** The list result shape `{ <key>: record[], next_cursor }` (CONTRACT "MCP server", "Results"). */

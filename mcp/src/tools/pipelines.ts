@@ -17,7 +17,7 @@ export const describePipelines = defineTool({
   name: "describe_pipelines",
   title: "Describe pipelines",
   description:
-    "Call first: every pipeline with its stages, statuses and custom fields: the ids other tools need.",
+    "Call first: the pipelines with their stages, statuses and custom fields: the ids other tools need.",
   toolset: "pipelines",
   scope: "any",
   operations: ["listPipelines", "listStages", "listStatuses", "listPipelineFields"],

@@ -13,7 +13,7 @@ const SUMMARY_NAMES = 5;
 export const listUsers = defineTool({
   name: "list_users",
   title: "List users",
-  description: "The company's users, by name. To assign a task to one, set its assigned_to to their user_id.",
+  description: "The company's users, by name. To assign a task, set its assigned_to to a user_id.",
   toolset: "people",
   scope: "any",
   operations: ["listUsers"],

@@ -1,6 +1,6 @@
 /**
  * The MCP tools' operations in-process (CONTRACT "MCP server"; the notes and people tools: CONTRACT "Notes",
- * "People"): `StagelineOperations` of @stageline/mcp for one
+ * "People"; list_events: CONTRACT "Events feed"): `StagelineOperations` of @stageline/mcp for one
  * authenticated API key, calling the service layer as the REST routes do (same parsing with the contract schemas,
  * same scope checks, same idempotency keys through `createIdempotently`, the upsert included, so a key means the same
  * on both edges), so `/v1/ext/mcp` never calls the server over HTTP. A DomainError becomes an `OperationError` with
@@ -11,6 +11,7 @@ import {
   DeliveryListQuerySchema,
   DomainError,
   DuplicateCheckSchema,
+  EventListQuerySchema,
   ItemCreateSchema,
   ItemDeleteQuerySchema,
   ItemListQuerySchema,
@@ -41,6 +42,7 @@ import { createIdempotently, type CreatedResponse } from "../http/idempotency";
 import { assertScope, type AuthContext } from "../services/api-keys";
 import { checkDuplicates } from "../services/duplicates";
 import { IN_USE_RETRY_AFTER_SECONDS, type IdempotencyClaim } from "../services/idempotency";
+import { listEvents } from "../services/events-feed";
 import { deleteItem } from "../services/item-delete";
 import { toItemResponse } from "../services/item-format";
 import { upsertHeaders, upsertItem } from "../services/item-upsert";
@@ -208,6 +210,13 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, request:
       op("any", async () => {
         const query = parseInput(UserListQuerySchema, request, "arguments");
         return pageOrderedBy(await listPeople(ctx.prisma, companyId, query), query.limit, encodeDirectoryCursor, (row) => row.user);
+      }),
+    listEvents: (request) =>
+      op(["items:read", "tasks:read"], async () => {
+        const query = parseInput(EventListQuerySchema, request, "arguments");
+        const page = await listEvents(ctx, companyId, auth.scopes, query);
+        const next = page.next === null ? null : "after" in page.next ? page.next.after : page.next.cursor;
+        return { data: page.events, next_cursor: next };
       }),
     describePipelines: () =>
       op("any", async () => {

@@ -48,6 +48,7 @@ export const AUDIT_ACTIONS = {
   "webhook_endpoint.changed": "Webhook endpoint changed",
   "webhook_endpoint.deleted": "Webhook endpoint deleted",
   "webhook_endpoint.secret_rotated": "Webhook signing secret rotated",
+  "webhook_endpoint.deliveries_replayed": "Webhook deliveries replayed",
   "pipeline.archived": "Pipeline archived",
   "pipeline.restored": "Pipeline restored",
   "item.deleted": "Item deleted",

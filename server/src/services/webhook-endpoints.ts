@@ -22,6 +22,7 @@ import {
   isEventName,
   type EventName,
   type ProblemFieldError,
+  type WebhookReplay,
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import type { Prisma } from "../generated/prisma/client";
@@ -39,6 +40,7 @@ import { roleAtLeast, type Role } from "./users";
 import { endpointHealthOf } from "./webhook-subscriptions";
 import {
   PREVIOUS_SECRET_OVERLAP_MS,
+  replayRange,
   requeueDelivery,
   requireSubscription,
   rotateSubscriptionSecret,
@@ -75,7 +77,12 @@ export interface EndpointManager {
 function audit(
   ctx: AppContext,
   by: EndpointManager,
-  action: "webhook_endpoint.created" | "webhook_endpoint.changed" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated",
+  action:
+    | "webhook_endpoint.created"
+    | "webhook_endpoint.changed"
+    | "webhook_endpoint.deleted"
+    | "webhook_endpoint.secret_rotated"
+    | "webhook_endpoint.deliveries_replayed",
   row: subscriptions.SubscriptionRow,
   details: Record<string, Prisma.InputJsonValue | null> = {},
 ): Promise<void> {
@@ -413,4 +420,26 @@ export async function getEndpointDelivery(
  */
 export function resendDelivery(ctx: AppContext, companyId: string, id: string, deliveryId: string): Promise<void> {
   return requeueDelivery(ctx, companyScope(companyId), id, deliveryId);
+}
+
+/**
+ * "Replay failed deliveries since..." (CONTRACT "Events feed": the replay of `POST /v1/ext/webhooks/{id}/replay`, the
+ * same service, `replayRange`): queues again the deliveries of an endpoint or REST hook of the company whose events
+ * occurred in [`since`, `until` or now), failed ones only unless `only_failed` is false, the oldest first and at most
+ * MAX_REPLAY_DELIVERIES; each goes out with its event's `webhook-id`. Recorded in the audit log with the range and
+ * the count (also when nothing matched: someone asked).
+ * @returns how many deliveries were queued again.
+ * @throws DomainError 404 `not_found` (unknown or another company's); 422 `invalid_reference` when the dispatcher has
+ *   disabled it (nothing would be sent).
+ */
+export async function replayEndpointDeliveries(ctx: AppContext, by: EndpointManager, id: string, input: WebhookReplay): Promise<number> {
+  const row = await getEndpoint(ctx, by.companyId, id);
+  const { count } = await replayRange(ctx, companyScope(by.companyId), id, input);
+  await audit(ctx, by, "webhook_endpoint.deliveries_replayed", row, {
+    since: input.since,
+    until: input.until ?? null,
+    only_failed: input.only_failed,
+    count,
+  });
+  return count;
 }

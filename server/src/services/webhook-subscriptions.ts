@@ -280,13 +280,23 @@ async function requireSendingSubscription(
  * @throws DomainError 404 `not_found` for an unknown subscription or another company's; 422 `invalid_reference`
  *   when the dispatcher has disabled it.
  */
-export async function replayDeliveries(
+export function replayDeliveries(ctx: AppContext, companyId: string, subscriptionId: string, input: WebhookReplay): Promise<WebhookReplayResult> {
+  return replayRange(ctx, restHooksOf(companyId), subscriptionId, input);
+}
+
+/**
+ * The replay of {@link replayDeliveries} for the subscription `subscriptionId` within `scope` (the API: the company's
+ * REST hooks; the console's "Replay failed deliveries since...": its endpoints and REST hooks alike).
+ * @returns `{ count }`, the deliveries queued again (at most MAX_REPLAY_DELIVERIES).
+ * @throws DomainError 404 `not_found` when unknown or out of scope; 422 `invalid_reference` when disabled.
+ */
+export async function replayRange(
   ctx: AppContext,
-  companyId: string,
+  scope: subscriptions.SubscriptionScope,
   subscriptionId: string,
   input: WebhookReplay,
 ): Promise<WebhookReplayResult> {
-  await requireSendingSubscription(ctx, restHooksOf(companyId), subscriptionId);
+  await requireSendingSubscription(ctx, scope, subscriptionId);
   const now = new Date();
   const count = await log.requeueRange(
     ctx.prisma,

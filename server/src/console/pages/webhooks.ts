@@ -1,13 +1,14 @@
 /**
  * Outbound webhooks (issue 10, "Outbound webhooks page"): the company's endpoints and the REST hooks subscribed
  * through the API, each endpoint's delivery log and one delivery in detail, for everyone; adding, editing,
- * pausing, resuming, deleting, revealing and rotating the signing secret, sending a test event and resending a
- * delivery for admins and owners. Thin: every handler parses the form, calls services/webhook-endpoints.ts with
+ * pausing, resuming, deleting, revealing and rotating the signing secret, sending a test event, resending a
+ * delivery and replaying the failed deliveries of a time range (issue 31, CONTRACT "Events feed": the API's replay)
+ * for admins and owners. Thin: every handler parses the form, calls services/webhook-endpoints.ts with
  * the signed-in company, and redirects (post/redirect/get). A revealed secret travels in the one-time encrypted
  * notice (console/flash.ts), never in a URL.
  */
 import { Router, type Request, type Response } from "express";
-import { EVENT_NAMES, parseInput } from "@stageline/shared";
+import { EVENT_NAMES, MAX_REPLAY_DELIVERIES, WebhookReplaySchema, parseInput, type WebhookReplay } from "@stageline/shared";
 import type { AppContext } from "../../context";
 import { DomainError } from "../../services/errors";
 import {
@@ -19,6 +20,7 @@ import {
   getEndpointDelivery,
   listEndpointDeliveries,
   listEndpoints,
+  replayEndpointDeliveries,
   resendDelivery,
   revealSecret,
   rotateEndpointSecret,
@@ -29,7 +31,7 @@ import {
   type EndpointManager,
   type EndpointRow,
 } from "../../services/webhook-endpoints";
-import type { FieldError } from "../forms";
+import { formErrors, type FieldError } from "../forms";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
 import { requireRole } from "../session";
@@ -100,6 +102,59 @@ async function act(ctx: AppContext, req: Request, res: Response, back: string, a
   res.redirect(303, back);
 }
 
+/** The replay form as posted and shown again: `since` and `until` as typed (`datetime-local`: `YYYY-MM-DDTHH:MM`, UTC). */
+interface ReplayForm {
+  since: string;
+  until: string;
+}
+
+/** Field ids of the replay form. */
+const REPLAY_FIELDS: Record<string, string> = { since: "replay-since", until: "replay-until" };
+
+function postedReplayForm(body: Record<string, unknown>): ReplayForm {
+  const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
+  return { since: text(body.since), until: text(body.until) };
+}
+
+/**
+ * A time of the replay form as the contract's date-time: the console shows and takes times in UTC, and a
+ * `datetime-local` input posts `YYYY-MM-DDTHH:MM` (seconds optional) without a zone (typed by hand, a space may
+ * stand for the `T`), so `Z` is added; anything else is passed on as typed for the contract's schema to judge (a
+ * full ISO 8601 time with its offset is accepted).
+ */
+function utcDateTime(value: string): string {
+  const local = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/.exec(value);
+  return local ? `${local[1]}T${local[2]}${local[3] ?? ":00"}Z` : value;
+}
+
+/**
+ * The replay of a posted form (shared `WebhookReplaySchema`: `since` required, `until` optional and after it; only
+ * failed deliveries).
+ * @throws DomainError 400 `validation_failed` naming `since` / `until`.
+ */
+function replayInput(form: ReplayForm): WebhookReplay {
+  const body = { since: form.since === "" ? undefined : utcDateTime(form.since), ...(form.until === "" ? {} : { until: utcDateTime(form.until) }), only_failed: true };
+  return parseInput(WebhookReplaySchema, body, "replay form");
+}
+
+/** The replay form's errors in the console's words (the contract's messages speak of fields of a JSON body). */
+function replayFormErrors(err: unknown, form: ReplayForm): FieldError[] {
+  return formErrors(err, REPLAY_FIELDS, REPLAY_FIELDS.since!).map(({ field, message }) => {
+    const label = field === REPLAY_FIELDS.until ? "Until" : "Since";
+    if (field === REPLAY_FIELDS.since && form.since === "") return { field, message: "Enter the date and time to replay from (UTC)." };
+    if (/ISO 8601/.test(message)) return { field, message: `Enter ${label} as a date and time in UTC, e.g. 2026-11-20 09:00.` };
+    if (/after since/.test(message)) return { field, message: "Until must be later than Since." };
+    return { field, message };
+  });
+}
+
+/** The flash message of a replay that queued `count` deliveries. */
+function replayedMessage(count: number): string {
+  if (count === 0) return "No failed deliveries in that time range: nothing was replayed.";
+  const queued = `${count.toLocaleString("en-US")} failed ${count === 1 ? "delivery" : "deliveries"} queued to be sent again, oldest first, each with its original webhook-id.`;
+  return count === MAX_REPLAY_DELIVERIES ? `${queued} That is the most one replay takes: replay again to queue the rest.` : queued;
+}
+
 function renderForm(req: Request, res: Response, data: { endpoint?: EndpointRow; form: EndpointForm; errors?: FieldError[] }): void {
   const title = data.endpoint ? "Edit webhook endpoint" : "Add a webhook endpoint";
   renderPage(req, res, "webhooks/form", { title, events: EVENT_NAMES, ...data, errors: data.errors ?? [] }, data.errors?.length ? 400 : 200);
@@ -131,13 +186,14 @@ export function webhooksRouter(ctx: AppContext): Router {
     }
   });
 
-  router.get("/webhooks/:id", async (req, res) => {
+  /** The endpoint page (its delivery log filtered by `?outcome=`, paged by `?cursor=`), with the replay form as given. */
+  const renderEndpoint = async (req: Request, res: Response, replay: ReplayForm, errors: FieldError[] = []) => {
     const requested = query(req, "outcome");
     const outcome = OUTCOMES.find((o) => o === requested);
     const cursor = query(req, "cursor");
     const deliveries = await listEndpointDeliveries(ctx, signedIn(req).company.id, param(req, "id"), { outcome, cursor });
     const endpoint = deliveries.endpoint;
-    renderPage(req, res, "webhooks/endpoint", {
+    const page = {
       title: `Webhook endpoint ${endpoint.targetUrl}`,
       endpoint,
       health: deliveries.health,
@@ -147,8 +203,14 @@ export function webhooksRouter(ctx: AppContext): Router {
       outcomes: OUTCOMES,
       firstPage: !cursor,
       retentionDays: ctx.config.webhookRetentionDays,
-    });
-  });
+      replay,
+      maxReplay: MAX_REPLAY_DELIVERIES,
+      errors,
+    };
+    renderPage(req, res, "webhooks/endpoint", page, errors.length ? 400 : 200);
+  };
+
+  router.get("/webhooks/:id", (req, res) => renderEndpoint(req, res, { since: "", until: "" }));
 
   router.get("/webhooks/:id/edit", requireRole("admin"), async (req, res) => {
     const endpoint = await getEndpoint(ctx, signedIn(req).company.id, param(req, "id"));
@@ -209,6 +271,20 @@ export function webhooksRouter(ctx: AppContext): Router {
       return "Signing secret rotated. Deliveries are signed with the new secret and, for the next 24 hours, with the old one too. Reveal the new secret to update your receiver.";
     }),
   );
+
+  // "Replay failed deliveries since...": a form that cannot be read is shown again with its errors (400).
+  router.post("/webhooks/:id/replay", requireRole("admin"), async (req, res) => {
+    const form = postedReplayForm(req.body ?? {});
+    let input: WebhookReplay;
+    try {
+      input = replayInput(form);
+    } catch (err) {
+      return renderEndpoint(req, res, form, replayFormErrors(err, form));
+    }
+    return act(ctx, req, res, `${endpointPath(param(req, "id"))}#deliveries`, async () =>
+      replayedMessage(await replayEndpointDeliveries(ctx, manager(req), param(req, "id"), input)),
+    );
+  });
 
   router.get("/webhooks/:id/delete", requireRole("admin"), async (req, res) => {
     const endpoint = await getEndpoint(ctx, signedIn(req).company.id, param(req, "id"));
