@@ -597,7 +597,7 @@ if (process.env.TEST_DATABASE_URL) {
       const consumer = (async () => {
         while (writing) {
           await pass();
-          await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setTimeout(r, 20));
         }
         await pass();
       })();
