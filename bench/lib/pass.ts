@@ -24,6 +24,7 @@ import { nowMs, WebhookReceiver } from "./receiver";
 import { runNotesPhase, type NotesHost } from "./notes-phase";
 import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
 import { runBatchPhase } from "./batch-phase";
+import { runEventsPhase, type EventsHost } from "./events-phase";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
 import { samplePage, signInConsole, type PageLatency } from "./console";
@@ -140,6 +141,7 @@ export class BenchPass {
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("filters")) await runFiltersPhase(this.phaseHost());
       if (this.has("batch")) await runBatchPhase(this.phaseHost());
+      if (this.has("events")) await this.during("events: feed pages at two sizes, follow lag with 4 writers", () => runEventsPhase(this.eventsHost()));
       if (this.has("pages")) {
         for (const size of this.o.sizes.slice(1)) {
           await this.grow(size);
@@ -730,6 +732,23 @@ export class BenchPass {
       load: (label, options, warm) => this.load(label, options, warm),
       latencyText: (r) => this.latencyText(r),
       roundsTable: (name, bare, server, note) => this.roundsTable(name, bare, server, note),
+      figures: this.figures,
+      notes: this.notes,
+      log: this.log,
+    };
+  }
+
+  /** What the issue-31 events phase (lib/events-phase.ts) uses of this pass. */
+  private eventsHost(): EventsHost {
+    return {
+      quick: this.o.quick,
+      serverUrl: this.api.baseUrl,
+      headers: this.headers,
+      companyId: this.plan.companyId,
+      itemBody: (tag) => JSON.parse(this.createBody().replace(/\[<id>\]/g, tag)) as unknown,
+      ...(this.sql ? { sql: this.sql } : {}),
+      load: (label, options, warm) => this.load(label, options, warm),
+      latencyText: (r) => this.latencyText(r),
       figures: this.figures,
       notes: this.notes,
       log: this.log,

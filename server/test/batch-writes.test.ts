@@ -4,11 +4,14 @@
  * all or nothing (422 `batch_failed`, the others 424, no item or event left); events in operation order; the envelope
  * bounds (0 and 101 operations, unknown fields: 400); another company's ids are that operation's 404/422; one
  * rate-limit unit per batch; `Idempotency-Key` over the whole batch (replay, reuse, concurrent duplicate); two atomic
- * batches touching the same items in opposite orders, concurrently (no deadlock). Both databases.
+ * batches touching the same items in opposite orders, concurrently (no deadlock); a non-atomic batch's deliveries all
+ * arrive in operation order (its dispatcher wake-ups are throttled); a database error in one of several consecutive
+ * creates (committed together on PostgreSQL) is that operation's 500 alone. Both databases.
  */
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { createUser } from "../src/services/users";
 import { useProcessPair } from "./helpers/process-pair";
+import { startReceiver } from "./helpers/receiver";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -111,6 +114,49 @@ describe("items batch: non-atomic", () => {
       ["item.stage_changed", a.item_id],
       ["item.deleted", a.item_id],
     ]);
+  });
+});
+
+describe("items batch: creates committed together (PostgreSQL) still answer as alone", () => {
+  it("a database error in one create answers 500 for it alone: the others are applied once, their events in order", async () => {
+    // A real database fault for one name (a CHECK constraint), in the middle of consecutive creates: on PostgreSQL
+    // they share one transaction (services/batch.ts `runGroup`), which the error rolls back, and then run one by one.
+    await t.server.ctx.prisma.$executeRawUnsafe(`ALTER TABLE items ADD CONSTRAINT batch_test_fault CHECK (name <> 'Refused by the database') NOT VALID`);
+    try {
+      const before = await t.server.ctx.prisma.webhookEvent.findFirst({ where: { companyId: t.companyId }, orderBy: { seq: "desc" } });
+      const names = ["Group A", "Group B", "Refused by the database", "Group C", ""];
+      const res = await api("POST", ITEMS, { operations: names.map((name) => ({ op: "create", ...createBody({ name }) })) });
+      expect(res.status).toBe(200);
+      const results = res.body.results as { status: number; item: { item_id: string; name: string } | null; problem: { code: string } | null }[];
+      expect(results.map((r) => r.status)).toEqual([201, 201, 500, 201, 400]);
+      expect(results[2]!.problem).toMatchObject({ code: "internal" });
+      const created = [results[0]!, results[1]!, results[3]!].map((r) => r.item!);
+      for (const item of created) expect((await api("GET", `/v1/ext/items/${item.item_id}`)).body).toEqual(item);
+      const events = await t.server.ctx.prisma.webhookEvent.findMany({ where: { companyId: t.companyId, seq: { gt: before!.seq } }, orderBy: { seq: "asc" } });
+      expect(events.map((e) => [e.type, e.resourceId])).toEqual(created.map((i) => ["item.created", i.item_id]));
+      expect(await t.server.ctx.prisma.item.count({ where: { companyId: t.companyId, name: { in: names } } })).toBe(3);
+    } finally {
+      await t.server.ctx.prisma.$executeRawUnsafe(`ALTER TABLE items DROP CONSTRAINT batch_test_fault`);
+    }
+  });
+});
+
+describe("items batch: deliveries", () => {
+  it("a non-atomic batch's deliveries all arrive, in operation order, though it wakes the dispatcher at most every 50 ms", async () => {
+    const receiver = await startReceiver();
+    try {
+      const hook = await api("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}/batch-order`, event: "item.created" });
+      expect(hook.status).toBe(201);
+      const res = await api("POST", ITEMS, { operations: Array.from({ length: 12 }, (_, i) => ({ op: "create", ...createBody({ name: `Delivered ${i}` }) })) });
+      expect(res.status).toBe(200);
+      const ids = (res.body.results as { item: { item_id: string } }[]).map((r) => r.item.item_id);
+      await receiver.waitFor(() => receiver.accepted("/batch-order").length >= ids.length, "the batch's 12 deliveries");
+      const received = receiver.accepted("/batch-order").map((r) => JSON.parse(r.body.toString("utf8")).item_id as string);
+      expect(received).toEqual(ids);
+      expect((await api("DELETE", `/v1/ext/webhooks/${hook.body.id}`)).status).toBe(204);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

@@ -4,8 +4,10 @@
  * GET /v1/ext/events/{event_id}, retention keeps events without subscriptions, deliveries' `webhook-id` is the
  * `event_id`, and POST /v1/ext/webhooks/{webhook_id}/replay. On PostgreSQL (TEST_DATABASE_URL) also: two concurrent
  * transactions writing events for one company, the first to take its seq committing last, never make a consumer
- * following `after` skip an event (db/outbox.ts `eventOrderLockCte`), and item, task and note writes wait for a held
- * event-order lock of their company. Note events (issue 30) are read with `items:read` and filtered by `pipeline_id`
+ * following `after` skip an event (db/outbox.ts `eventOrderLockCte`), while the same race with the lock left out does
+ * skip one (the control); item, task and note writes wait for a held event-order lock of their company; and two
+ * server processes on one schema with four concurrent writers and a consumer following `after` across both: every
+ * event seen exactly once, in seq order, which is each subscription's delivery order (issue 31 item 2). Note events (issue 30) are read with `items:read` and filtered by `pipeline_id`
  * through their item's pipeline.
  */
 import { EVENT_NAMES } from "@stageline/shared";
@@ -14,7 +16,9 @@ import { readFeed } from "../src/db/events-feed";
 import { insertEvent, lockEventOrder } from "../src/db/outbox";
 import { requeueRange } from "../src/db/webhook-deliveries-log";
 import { purgeWebhookLog } from "../src/webhooks/retention";
-import { startReceiver, waitUntil, type Receiver } from "./helpers/receiver";
+import { useProcessPair } from "./helpers/process-pair";
+import { startReceiver, waitUntil, type Receiver, type ReceivedRequest } from "./helpers/receiver";
+import { apiClient, type ApiResponse } from "./helpers/server-process";
 import { createSalesPipeline, startTestServer, type TestPipeline, type TestServer } from "./helpers/test-server";
 
 let t: TestServer;
@@ -428,10 +432,33 @@ if (process.env.TEST_DATABASE_URL) {
       await a.committed;
       const rowB = await b;
       await poll();
-      // Every event exactly once, in commit order (without the lock: ["B"], A skipped for good).
+      // Every event exactly once, in commit order (without the lock: ["B"], A skipped for good: the next test).
       expect(seen).toEqual(["A", "B"]);
       expect(a.value.seq < rowB.seq).toBe(true);
       expect(bCommittedWhileAOpen).toBe(false); // B waited for A's commit (the company's event-order lock)
+    });
+
+    it("without the event-order lock the same race skips A for good: a seq drawn at insert is not commit order", async () => {
+      // The control of the test above: the same two transactions insert their events with the lock left out (a
+      // plain insert, as every write did before issue 31), so the test above would fail without the lock.
+      await createItem(t.pipeline, "Before the unlocked race");
+      const start = await newestEventId();
+      const write = (name: string) => ({ companyId: t.companyId, type: "item.created", resourceId: name, payload: { item_id: name, name } });
+      const a = await openTransaction((tx) => tx.webhookEvent.create({ data: write("unlocked A"), select: { id: true, seq: true } }));
+      const rowB = await t.server.ctx.prisma.$transaction((tx) => tx.webhookEvent.create({ data: write("unlocked B"), select: { id: true, seq: true } }));
+      // B committed while A is open (nothing made it wait); the consumer sees B and moves its cursor past A's seq.
+      const first = await feed(`?after=${start}`);
+      expect(first.body.map((e: any) => e.resource_id)).toEqual(["unlocked B"]);
+      a.release();
+      await a.committed;
+      expect(a.value.seq < rowB.seq).toBe(true);
+      expect(await t.server.ctx.prisma.webhookEvent.count({ where: { id: a.value.id } })).toBe(1);
+      // A is committed and retained, yet following on from B never returns it: skipped.
+      const next = await feed(`?after=${first.body[0].event_id}`);
+      expect(next.status).toBe(200);
+      expect(next.body).toEqual([]);
+      // Clean up, so no later test reading this company's feed meets these fixture rows.
+      await t.server.ctx.prisma.webhookEvent.deleteMany({ where: { id: { in: [a.value.id, rowB.id] } } });
     });
 
     it("every API write that emits events takes the company's event-order lock before its seq", async () => {
@@ -493,5 +520,135 @@ if (process.env.TEST_DATABASE_URL) {
       held.release();
       await held.committed;
     });
+  });
+
+  /**
+   * Issue 31 item 2 on the deployment it is about: two server processes on one PostgreSQL schema, four writers
+   * committing concurrently through both (item creates and updates, task creates and updates, note creates and
+   * updates), and a consumer following `after` through both processes while they write. The consumer must end with
+   * exactly the company's stored events after its start, each once, in `seq` order (commit order within the company,
+   * db/outbox.ts `eventOrderLockCte`), which is also the order each subscription's deliveries arrive in.
+   */
+  describe("four writers on two server processes, one consumer following after across both", () => {
+    const pair = useProcessPair();
+    const SUBSCRIBED = ["item.created", "item.updated", "task.created", "task.updated", "note.created", "note.updated"] as const;
+    const WRITERS = 4;
+    const ROUNDS = 6;
+
+    it("sees every event exactly once, in seq order and in each subscription's delivery order; none skipped", async () => {
+      const calls = [apiClient(pair.a.url, pair.apiKey), apiClient(pair.b.url, pair.apiKey)];
+      const ok = async (res: Promise<ApiResponse>, status: number, what: string) => {
+        const r = await res;
+        if (r.status !== status) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body;
+      };
+      const pipelineId = (await ok(calls[0]!("GET", "/v1/ext/pipelines"), 200, "pipelines"))[0].id as string;
+      const stageId = (await ok(calls[0]!("GET", `/v1/ext/pipelines/${pipelineId}/stages`), 200, "stages"))[0].id as string;
+      const prefix = `/two-proc-${Date.now()}`;
+      for (const event of SUBSCRIBED) {
+        await ok(calls[0]!("POST", "/v1/ext/webhooks", { target_url: `${receiver.url}${prefix}/${event}`, event }), 201, `subscribe ${event}`);
+      }
+      await ok(calls[1]!("POST", "/v1/ext/items", { name: "Before the writers", pipeline_id: pipelineId, stage_id: stageId }), 201, "first item");
+      const start = (await ok(calls[1]!("GET", "/v1/ext/events?limit=1"), 200, "newest event"))[0].event_id as string;
+
+      type Seen = { event_id: string; event: string; resource_id: string };
+      /** One writer: ROUNDS rounds of six writes, each through the next process in turn; what it wrote, in order. */
+      const writer = async (w: number): Promise<string[]> => {
+        const wrote: string[] = [];
+        let n = w;
+        const send = (method: string, path: string, body: unknown, status: number) => ok(calls[n++ % 2]!(method, path, body), status, `writer ${w} ${method} ${path}`);
+        for (let r = 0; r < ROUNDS; r++) {
+          const item = await send("POST", "/v1/ext/items", { name: `W${w} R${r}`, pipeline_id: pipelineId, stage_id: stageId }, 201);
+          wrote.push(`item.created ${item.item_id}`);
+          await send("PATCH", `/v1/ext/items/${item.item_id}`, { name: `W${w} R${r} renamed` }, 200);
+          wrote.push(`item.updated ${item.item_id}`);
+          const task = await send("POST", "/v1/ext/tasks", { title: `W${w} R${r}`, due_at: "2026-03-01T09:30:00Z", assigned_to: "ada", item_id: item.item_id }, 201);
+          wrote.push(`task.created ${task.task_id}`);
+          await send("PATCH", `/v1/ext/tasks/${task.task_id}`, { title: `W${w} R${r} renamed` }, 200);
+          wrote.push(`task.updated ${task.task_id}`);
+          const note = await send("POST", "/v1/ext/notes", { item_id: item.item_id, body: `W${w} R${r}` }, 201);
+          wrote.push(`note.created ${note.note_id}`);
+          await send("PATCH", `/v1/ext/notes/${note.note_id}`, { pinned: true }, 200);
+          wrote.push(`note.updated ${note.note_id}`);
+        }
+        return wrote;
+      };
+
+      // The consumer: pages of 7 (so Link is followed often), alternately through each process, until the writers
+      // are done and one last pass finds nothing new.
+      const seen: Seen[] = [];
+      let cursor = start;
+      let polls = 0;
+      let seenWhileWriting = 0;
+      let writing = true;
+      const pass = async () => {
+        let path: string | null = `/v1/ext/events?after=${cursor}&limit=7`;
+        while (path) {
+          const base = [pair.a, pair.b][polls++ % 2]!.url;
+          const res = await fetch(`${base}${path}`, { headers: { "x-api-key": pair.apiKey } });
+          const body = (await res.json()) as Seen[];
+          if (res.status !== 200) throw new Error(`feed ${path}: ${res.status} ${JSON.stringify(body)}`);
+          for (const e of body) seen.push({ event_id: e.event_id, event: e.event, resource_id: e.resource_id });
+          if (writing) seenWhileWriting = seen.length;
+          if (body.length > 0) cursor = body[body.length - 1]!.event_id;
+          path = nextOf(res);
+        }
+      };
+      const consumer = (async () => {
+        while (writing) {
+          await pass();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        await pass();
+      })();
+      const written = await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+      writing = false;
+      await consumer;
+
+      // The stored events after the start, in seq order, straight from the shared schema.
+      const { Client } = await import("pg");
+      const url = new URL(pair.databaseUrl);
+      const schema = url.searchParams.get("schema")!;
+      url.searchParams.delete("schema");
+      const client = new Client({ connectionString: url.toString(), options: `-c search_path="${schema}"` });
+      await client.connect();
+      let stored: { id: string; type: string; resource_id: string; seq: string }[];
+      try {
+        stored = (
+          await client.query(
+            `SELECT e.id, e.type, e.resource_id, e.seq::text AS seq FROM webhook_events e
+             WHERE e.company_id = (SELECT company_id FROM webhook_events WHERE id = $1) AND e.seq > (SELECT seq FROM webhook_events WHERE id = $1)
+             ORDER BY e.seq`,
+            [start],
+          )
+        ).rows;
+      } finally {
+        await client.end();
+      }
+
+      const total = WRITERS * ROUNDS * 6;
+      expect(stored).toHaveLength(total);
+      // Exactly once each, none skipped, in seq order.
+      expect(new Set(seen.map((e) => e.event_id)).size).toBe(seen.length);
+      expect(seen.map((e) => e.event_id)).toEqual(stored.map((e) => e.id));
+      const order = seen.map((e) => `${e.event} ${e.resource_id}`);
+      // Each writer's writes, in the order it made them (each waited for the previous answer, so committed in it).
+      for (const wrote of written) expect(order.filter((x) => wrote.includes(x))).toEqual(wrote);
+      expect(new Set(written.flat())).toEqual(new Set(order));
+      // The consumer really ran beside the writers (not only after them), through both processes.
+      expect(seenWhileWriting).toBeGreaterThan(0);
+      expect(polls).toBeGreaterThan(10);
+
+      // Deliveries follow the same order: each subscription receives its events in the feed's order.
+      // (The item.created subscription also gets the starting event, written before the writers began.)
+      const firstReceipts = (requests: ReceivedRequest[]) => [...new Set(requests.map((r) => r.headers["webhook-id"]!))].filter((id) => id !== start);
+      for (const event of SUBSCRIBED) {
+        const expected = seen.filter((e) => e.event === event).map((e) => e.event_id);
+        expect(expected).toHaveLength(WRITERS * ROUNDS);
+        const received = () => firstReceipts(receiver.accepted(`${prefix}/${event}`));
+        await receiver.waitFor(() => received().length >= expected.length, `${expected.length} ${event} deliveries`, 30_000);
+        expect(received()).toEqual(expected);
+      }
+    }, 120_000);
   });
 }

@@ -136,7 +136,10 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
       let broken: unknown = undefined;
       try {
         await client.query("BEGIN");
-        const result = await fn(async <T>(text: string, params: readonly unknown[] = []) => (await client.query({ text, values: params as unknown[] })).rows as T[]);
+        const result = await fn(
+          async <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) =>
+            (await client.query({ text, values: params as unknown[], ...(options?.name ? { name: options.name } : {}) })).rows as T[],
+        );
         await client.query("COMMIT");
         return result;
       } catch (err) {

@@ -29,8 +29,11 @@ export interface SqlRunner {
   transaction<R>(fn: (query: TransactionQuery) => Promise<R>): Promise<R>;
 }
 
-/** One statement inside `SqlRunner.transaction`. */
-export type TransactionQuery = <T>(text: string, params?: readonly unknown[]) => Promise<T[]>;
+/**
+ * One statement inside `SqlRunner.transaction`. `options.name` prepares it on the transaction's connection
+ * (PostgreSQL; see `QueryOptions`): only `inEnclosingTransaction` passes names, for the services' hot statements.
+ */
+export type TransactionQuery = <T>(text: string, params?: readonly unknown[], options?: QueryOptions) => Promise<T[]>;
 
 /** Per-statement options of `SqlRunner.query`. */
 export interface QueryOptions {
@@ -73,7 +76,10 @@ const enclosing = new AsyncLocalStorage<EnclosingTransaction>();
  * sends through `sqlOf(prisma)` (`query`, `queryOne`, `run`, the services' one-statement writes) joins, so that code
  * written for autocommitted statements and short transactions runs unchanged as part of a larger unit (CONTRACT
  * "Batch writes": an atomic batch reuses the single-request services). Inside it:
- * - `sqlOf(prisma).query` runs on the enclosing transaction (prepared-statement names are ignored);
+ * - `sqlOf(prisma).query` runs on the enclosing transaction, a named statement (`QueryOptions.name`) prepared on its
+ *   connection as outside (PostgreSQL: parsed once per pooled connection, so the operations of a batch after the
+ *   first skip parsing and, once PostgreSQL settles on a generic plan, planning; a prepared statement outlives a
+ *   rollback, and pg marks it prepared only when PostgreSQL parsed it);
  * - `sqlOf(prisma).transaction(fn)` runs `fn` under a SAVEPOINT of it: released when `fn` returns, rolled back to
  *   (and the error passed on) when it throws, so a nested transaction's failure undoes only its own statements.
  * `work` gets the enclosing transaction's `TransactionQuery` for statements of its own. Prisma ORM calls do NOT join
@@ -87,7 +93,7 @@ export function inEnclosingTransaction<R>(prisma: PrismaClient, work: (q: Transa
   return runner.transaction((q) => {
     let savepoints = 0;
     const view: SqlRunner = {
-      query: <T>(text: string, params: readonly unknown[] = []) => q<T>(text, params),
+      query: <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) => q<T>(text, params, options),
       transaction: async <T>(fn: (query: TransactionQuery) => Promise<T>) => {
         const name = `enclosed_${++savepoints}`;
         await q(`SAVEPOINT ${name}`);

@@ -1,7 +1,7 @@
 /** Data access for console users (table `users`) and their invitations (table `invites`). */
 import type { Prisma, PrismaClient } from "../generated/prisma/client";
-import { sqlOf } from "./sql";
 import type { Queryable } from "./companies";
+import { query } from "./sql";
 
 /** Every user of a company, oldest first. */
 export function listUsers(db: Queryable, companyId: string) {
@@ -127,17 +127,16 @@ export function listUserCards(db: Queryable, companyId: string, after: Directory
 
 /**
  * The users of company `companyId` among the ids `ids` (duplicates allowed; ids of another company or of no user are
- * simply absent), in one query; no query at all for an empty list. Used to fill tasks' `assignee` per page.
- * A raw statement through `sqlOf`, so that inside an atomic batch (db/sql.ts `inEnclosingTransaction`) it joins the
- * batch's transaction: a Prisma ORM call there would wait for that transaction for ever on PGlite.
+ * simply absent), in one query; no query at all for an empty list. Used to fill tasks' `assignee` per page and of a
+ * task written. Raw SQL (db/sql.ts), so inside an atomic batch (`inEnclosingTransaction`) it joins the batch's
+ * transaction: a Prisma query there would wait on PGlite for that very transaction for ever.
  */
-export function findUserCards(prisma: PrismaClient, companyId: string, ids: readonly string[]): Promise<UserCard[]> {
+export async function findUserCards(prisma: PrismaClient, companyId: string, ids: readonly string[]): Promise<UserCard[]> {
   const unique = [...new Set(ids)];
-  if (unique.length === 0) return Promise.resolve([]);
-  return sqlOf(prisma).query<UserCard>(
-    "SELECT id, name, email FROM users WHERE company_id = $1 AND id = ANY($2::text[])",
-    [companyId, unique],
-  );
+  if (unique.length === 0) return [];
+  return query<UserCard>(prisma, `SELECT id, name, email FROM users WHERE company_id = $1 AND id = ANY ($2::text[])`, [companyId, unique], {
+    name: "user-cards",
+  });
 }
 
 /** Sets (or, with null, clears) user `id`'s display name; returns the user. */

@@ -7,7 +7,9 @@
  * (notes deleted with their item, the events feed's ordering lock) applies to batches too.
  *
  * - Non-atomic (default): the operations run in order, each in its own statements or transaction as alone; a failure
- *   is that operation's result and the next one runs.
+ *   is that operation's result and the next one runs. On PostgreSQL, consecutive item creates share a transaction of
+ *   up to GROUP_MAX of them (`runGroup`: one commit instead of one per create; still each answers as alone), and the
+ *   webhook dispatcher is woken at most every WAKE_EVERY_MS while the batch runs (services/wake-throttle.ts).
  * - Atomic (`atomic: true`): all operations run in ONE transaction (db/sql.ts `inEnclosingTransaction`: the
  *   services' raw statements join it, their own transactions become savepoints), after the company's batch lock
  *   (db/batch-locks.ts: no two atomic batches of a company interleave, so they cannot deadlock on each other). The
@@ -42,6 +44,10 @@ import { deleteItem } from "./item-delete";
 import { upsertItem } from "./item-upsert";
 import { createItem, updateItem } from "./items";
 import { createTask, updateTask } from "./tasks";
+import { throttleWakes } from "./wake-throttle";
+
+/** While a non-atomic batch runs, the webhook dispatcher is woken at most this often (ms), and after its last operation. */
+const WAKE_EVERY_MS = 50;
 
 /** Who sends the batch: the company, the API key (task `created_by`, the audit log of deletions) and the client IP. */
 export interface BatchCaller {
@@ -136,29 +142,99 @@ interface BatchRun<Op, R> {
   resourceKey: "item" | "task";
   /** Runs one valid operation through its single-request service with the context it is given. */
   apply: (ctx: AppContext, op: Op) => Promise<Applied<R>>;
+  /** Whether a valid operation may share a group commit with its neighbours in a non-atomic batch (`runGroup`). */
+  groupable?: (op: Op) => boolean;
 }
 
 /** Non-atomic: each operation on its own, in order; a failure is its result. */
-async function runEach<Op extends { ref: string | null }, R>(ctx: AppContext, { operations, resourceKey, apply }: BatchRun<Op, R>): Promise<BatchResponse> {
+async function runEach<Op extends { ref: string | null }, R>(ctx: AppContext, run: BatchRun<Op, R>): Promise<BatchResponse> {
+  // Each operation commits on its own and would wake the dispatcher right after; a batch wakes it at most every
+  // WAKE_EVERY_MS, and once more after its last operation.
+  const wakes = throttleWakes(ctx.eventsCommitted, WAKE_EVERY_MS);
+  try {
+    return await runEachWith({ ...ctx, eventsCommitted: wakes.wake }, run);
+  } finally {
+    wakes.flush();
+  }
+}
+
+async function runEachWith<Op extends { ref: string | null }, R>(ctx: AppContext, run: BatchRun<Op, R>): Promise<BatchResponse> {
+  const { operations, resourceKey, groupable } = run;
   const results: Result[] = [];
-  for (const [index, op] of operations.entries()) {
+  for (let index = 0; index < operations.length; ) {
+    const op = operations[index]!;
     if (isInvalid(op)) {
       results.push(failure(index, op.ref, resourceKey, invalidProblem(op)));
+      index++;
       continue;
     }
-    try {
-      results.push(success(index, op.ref, resourceKey, await apply(ctx, op)));
-    } catch (err) {
-      if (!(err instanceof DomainError)) {
-        // As alone: a 500 whose details stay in the log. The operations before it stay applied.
-        ctx.logger.error({ err, index }, "batch operation failed unexpectedly");
-        results.push(failure(index, op.ref, resourceKey, createProblem("internal", "Something went wrong on our side with this operation. Please try it again.")));
-        continue;
-      }
-      results.push(failure(index, op.ref, resourceKey, problemOf(err)));
+    let end = index + 1;
+    if (ctx.db.kind === "postgres" && groupable?.(op)) {
+      while (end < operations.length && end - index < GROUP_MAX && !isInvalid(operations[end]) && groupable(operations[end] as Op)) end++;
     }
+    const group = end - index > 1 ? await runGroup(ctx, run, index, end) : null;
+    if (group) results.push(...group);
+    else for (let i = index; i < end; i++) results.push(await runAlone(ctx, run, i, operations[i] as Op));
+    index = end;
   }
   return { status: 200, body: { results } };
+}
+
+/** One operation on its own, as alone: its result, a DomainError its problem, anything else a 500 (logged). */
+async function runAlone<Op extends { ref: string | null }, R>(ctx: AppContext, { resourceKey, apply }: BatchRun<Op, R>, index: number, op: Op): Promise<Result> {
+  try {
+    return success(index, op.ref, resourceKey, await apply(ctx, op));
+  } catch (err) {
+    if (err instanceof DomainError) return failure(index, op.ref, resourceKey, problemOf(err));
+    // As alone: a 500 whose details stay in the log. The operations before it stay applied.
+    ctx.logger.error({ err, index }, "batch operation failed unexpectedly");
+    return failure(index, op.ref, resourceKey, createProblem("internal", "Something went wrong on our side with this operation. Please try it again."));
+  }
+}
+
+/** Most operations one group commit holds (`runGroup`). */
+const GROUP_MAX = 20;
+
+/**
+ * Runs the groupable operations `from`..`to - 1` (`BatchRun.groupable`: item creates) of a non-atomic batch in ONE
+ * transaction on PostgreSQL, each through its service as alone (db/sql.ts `inEnclosingTransaction`), and commits them
+ * together: one WAL flush for the group instead of one per operation, the dominant cost of a create. Each still
+ * answers as alone: a create's DomainError (invalid placement or metadata, unknown or archived pipeline) is raised
+ * before its statement or by a statement that wrote nothing, so it is that operation's result and the group goes on.
+ * Anything else (a database error, which leaves the transaction unusable, a deadlock) rolls the whole group back,
+ * and the caller runs its operations one by one as alone: null is returned then.
+ *
+ * Why it is safe to hold the group's locks until its commit: a create locks only the company and pipeline rows
+ * (`FOR KEY SHARE`), the foreign keys' stage and status rows (likewise; a pipeline's structure never changes, and
+ * only its deletion removes them, which first waits at the company and pipeline rows the group holds) and, last, the
+ * company's event-order lock (db/outbox.ts); after the first create the group holds all but those stage and status
+ * row locks, which nobody holds against it, so it never waits for another transaction and is in no deadlock (should
+ * PostgreSQL still break one by failing the group, its operations run again one by one). What waits: the company's
+ * other event writes, for at most one group (GROUP_MAX creates, a few ms each) where they waited for one create.
+ * The dispatcher is woken after the commit.
+ */
+async function runGroup<Op extends { ref: string | null }, R>(ctx: AppContext, run: BatchRun<Op, R>, from: number, to: number): Promise<Result[] | null> {
+  const quiet: AppContext = { ...ctx, eventsCommitted: () => undefined };
+  try {
+    const results = await inEnclosingTransaction(ctx.prisma, async () => {
+      const out: Result[] = [];
+      for (let index = from; index < to; index++) {
+        const op = run.operations[index] as Op;
+        try {
+          out.push(success(index, op.ref, run.resourceKey, await run.apply(quiet, op)));
+        } catch (err) {
+          if (!(err instanceof DomainError)) throw err;
+          out.push(failure(index, op.ref, run.resourceKey, problemOf(err)));
+        }
+      }
+      return out;
+    });
+    ctx.eventsCommitted();
+    return results;
+  } catch (err) {
+    ctx.logger.warn({ err, from, to }, "batch group rolled back; its operations run one by one");
+    return null;
+  }
 }
 
 /** Atomic: every operation in one transaction; the first failure rolls back all (422 `batch_failed`). */
@@ -224,7 +300,13 @@ function batchFailed(operations: { ref: string | null }[], resourceKey: string, 
  */
 export function runItemBatch(ctx: AppContext, caller: BatchCaller, envelope: BatchEnvelope, claim?: IdempotencyClaim): Promise<BatchResponse> {
   const operations = envelope.operations.map(parseItemBatchOperation);
-  return runBatch<ItemBatchOperation, Item>(ctx, caller, envelope, { operations, resourceKey: "item", apply: (c, op) => applyItemOperation(c, caller, op) }, claim);
+  return runBatch<ItemBatchOperation, Item>(
+    ctx,
+    caller,
+    envelope,
+    { operations, resourceKey: "item", apply: (c, op) => applyItemOperation(c, caller, op), groupable: (op) => op.op === "create" },
+    claim,
+  );
 }
 
 async function applyItemOperation(ctx: AppContext, caller: BatchCaller, op: ItemBatchOperation): Promise<Applied<Item>> {

@@ -67,7 +67,7 @@ export type AssigneeOf = (assignedTo: string) => User | null;
  * Looks up, in ONE query, the company's users among `assignedTo` (the `assigned_to` of a page of tasks; any free
  * identifier may be there, only user ids of company `companyId` match) and returns the `assignee` function.
  */
-export async function assigneeLookup(db: PrismaClient, companyId: string, assignedTo: readonly string[]): Promise<AssigneeOf> {
-  const found = new Map((await users.findUserCards(db, companyId, assignedTo)).map((card) => [card.id, toUser(card)]));
+export async function assigneeLookup(prisma: PrismaClient, companyId: string, assignedTo: readonly string[]): Promise<AssigneeOf> {
+  const found = new Map((await users.findUserCards(prisma, companyId, assignedTo)).map((card) => [card.id, toUser(card)]));
   return (id) => found.get(id) ?? null;
 }

@@ -11,6 +11,8 @@ export interface ProcessPair {
   b: ServerProcess;
   /** The demo company's all-scope API key (seeded by the first start). */
   apiKey: string;
+  /** The processes' `DATABASE_URL` (PostgreSQL with `?schema=`), for tests that read the shared tables directly. */
+  databaseUrl: string;
 }
 
 /** Registers the hooks; `env` is passed to both processes (e.g. a raised `RATE_LIMIT_PER_MINUTE`). */
@@ -19,6 +21,7 @@ export function useProcessPair(env: Record<string, string> = { RATE_LIMIT_PER_MI
   let store: ServerStore | undefined;
   beforeAll(async () => {
     store = createServerStore();
+    pair.databaseUrl = store.databaseUrl ?? "";
     pair.a = await startServerProcess(store, env);
     if (!pair.a.demoApiKey) throw new Error(`the first start did not seed the demo company:\n${pair.a.output()}`);
     pair.apiKey = pair.a.demoApiKey;

@@ -1,0 +1,214 @@
+/**
+ * Issue 31 item 7, `events` phase (CONTRACT "Events feed (catch up without a public URL)"), PostgreSQL only (the
+ * bench seeds events with SQL while the server runs):
+ * - page cost: `GET /v1/ext/events?limit=100` (newest first) and `GET /v1/ext/events?after=<id>&limit=100` (oldest
+ *   first from an event in the middle of the company's history) with a small and a large number of events in the
+ *   company (bulk SQL, `generate_series`: `item.updated` bodies copied from a real event, spread over 1,000 items);
+ *   the large size within 1.3x of the small one (the `(company_id, seq)` index keeps a page a bounded range scan).
+ *   Sizes: 10k and 1M events; --quick 1k and 10k.
+ * - lag: four writers each creating items through `POST /v1/ext/items` at a fixed pace while one follower polls the
+ *   feed with plain `fetch` (`after=` its last event, following `Link: rel="next"` at once, and waiting POLL_IDLE_MS
+ *   after a page without one: the `@stageline/client` helper `events.follow` is not on this branch). Lag of an
+ *   event: from the writer receiving its 201 (the write committed) to the follower receiving the page holding it;
+ *   p50 and p99.
+ */
+import type { Sql } from "./db";
+import { ms, percentile, ratio, rps, sizeLabel, sleep } from "./format";
+import type { LoadOptions, LoadResult } from "./load";
+import type { Figure } from "./report";
+
+/** Figure group of the issue-31 events feed in the report. */
+const ITEM = 13;
+/** Page size of every measured read. */
+const PAGE = 100;
+/** The page at the large size may cost at most this multiple of the small size. */
+const TARGET_RATIO = 1.3;
+/** Concurrent writers of the lag measurement. */
+const WRITERS = 4;
+/** Each writer's pace: one create per this many ms (at most; slower when the server is). */
+const WRITE_EVERY_MS = 50;
+/** The follower's wait after a page that ended the feed (no `Link: rel="next"`). */
+const POLL_IDLE_MS = 50;
+
+/** What the phase uses of the bench pass (lib/pass.ts). */
+export interface EventsHost {
+  quick: boolean;
+  serverUrl: string;
+  headers: Record<string, string>;
+  companyId: string;
+  /** Body of one create for the demo company, `tag` made unique. */
+  itemBody(tag: string): unknown;
+  /** Direct SQL (PostgreSQL pass only). */
+  sql?: Sql;
+  load(label: string, options: Omit<LoadOptions, "connections" | "duration">, warm?: boolean): Promise<LoadResult>;
+  latencyText(r: LoadResult): string;
+  figures: Figure[];
+  notes: string[];
+  log(line: string): void;
+}
+
+/** The event counts of the company at which pages are measured, ascending. */
+export function eventSizes(quick: boolean): [number, number] {
+  return quick ? [1_000, 10_000] : [10_000, 1_000_000];
+}
+
+/** Seconds of the lag measurement. */
+function lagSeconds(quick: boolean): number {
+  return quick ? 5 : 30;
+}
+
+/** Runs the phase and pushes its figures. */
+export async function runEventsPhase(h: EventsHost): Promise<void> {
+  if (!h.sql) {
+    h.notes.push("Events feed at two sizes and its lag: PostgreSQL only (the bench seeds events with SQL while the server runs).");
+    return;
+  }
+  await measurePages(h, h.sql);
+  await measureLag(h);
+}
+
+/**
+ * Adds the seeded events `bench-event-<from>` .. `bench-event-<to>` to the company (`item.updated` with the body of the company's newest stored event, on one of up to 1,000 of its items, seq in g order, created
+ * within the last hour so retention keeps them).
+ */
+async function seedEvents(sql: Sql, companyId: string, from: number, to: number): Promise<void> {
+  await sql.query(
+    `WITH model AS (
+       SELECT payload::text AS payload FROM webhook_events WHERE company_id = $1 ORDER BY seq DESC LIMIT 1
+     ), others AS (
+       SELECT array_agg(id) AS ids FROM (SELECT id FROM items WHERE company_id = $1 ORDER BY id LIMIT 1000) o
+     )
+     INSERT INTO webhook_events (id, company_id, type, resource_id, payload, created_at)
+     SELECT 'bench-event-' || g, $1, 'item.updated', others.ids[1 + g % cardinality(others.ids)], model.payload::json,
+       now() - interval '1 hour' + g * interval '1 microsecond'
+     FROM generate_series($2::int, $3::int) AS g, model, others
+     ORDER BY g`,
+    [companyId, from, to],
+  );
+  await sql.exec("ANALYZE webhook_events");
+}
+
+async function companyEvents(sql: Sql, companyId: string): Promise<number> {
+  const rows = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_events WHERE company_id = $1`, [companyId]);
+  return rows[0]!.n;
+}
+
+async function measurePages(h: EventsHost, sql: Sql): Promise<void> {
+  // The seeded bodies copy a real event: make sure there is one.
+  const probe = await fetch(`${h.serverUrl}/v1/ext/items`, { method: "POST", headers: { ...h.headers, "content-type": "application/json" }, body: JSON.stringify(h.itemBody("events-probe")) });
+  if (probe.status !== 201) throw new Error(`POST /v1/ext/items probe answered ${probe.status}: ${(await probe.text()).slice(0, 200)}`);
+  const sizes = eventSizes(h.quick);
+  const existing = await companyEvents(sql, h.companyId);
+  const results: { newest: LoadResult; after: LoadResult }[] = [];
+  let seeded = 0;
+  let middle: string | undefined;
+  for (const size of sizes) {
+    const started = Date.now();
+    const target = Math.max(0, size - existing);
+    if (target > seeded) await seedEvents(sql, h.companyId, seeded + 1, target);
+    seeded = Math.max(seeded, target);
+    const total = await companyEvents(sql, h.companyId);
+    h.log(`    ${sizeLabel(total)} events in the company (seeded in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    // `after` the event in the middle of the small size's history: the same starting event at both sizes.
+    middle ??= (
+      await sql.query<{ id: string }>(`SELECT id FROM webhook_events WHERE company_id = $1 ORDER BY seq OFFSET $2 LIMIT 1`, [h.companyId, Math.floor(total / 2)])
+    )[0]!.id;
+    const newestPath = `/v1/ext/events?limit=${PAGE}`;
+    const afterPath = `/v1/ext/events?after=${middle}&limit=${PAGE}`;
+    for (const path of [newestPath, afterPath]) {
+      const check = await fetch(`${h.serverUrl}${path}`, { headers: h.headers });
+      const page = (await check.json()) as unknown[];
+      if (check.status !== 200 || page.length !== PAGE) throw new Error(`GET ${path} answered ${check.status} with ${page.length} events (expected ${PAGE})`);
+    }
+    results.push({
+      newest: await h.load(`GET /v1/ext/events (newest first), ${sizeLabel(size)} events`, { url: h.serverUrl, path: newestPath, headers: h.headers }),
+      after: await h.load(`GET /v1/ext/events?after= (oldest first), ${sizeLabel(size)} events`, { url: h.serverUrl, path: afterPath, headers: h.headers }),
+    });
+  }
+  const [s, l] = results as [(typeof results)[0], (typeof results)[0]];
+  const [small, large] = sizes;
+  const target = h.quick ? {} : { target: { op: "<=" as const, limit: TARGET_RATIO, text: `≤ ${TARGET_RATIO}x` } };
+  for (const [key, label] of [["newest", "newest first"], ["after", "after=, oldest first"]] as const) {
+    const cost = s[key].reqPerSec / l[key].reqPerSec;
+    h.figures.push(
+      { item: ITEM, metric: `Events feed page of ${PAGE} (${label}), ${sizeLabel(small)} events in the company`, value: s[key].reqPerSec, display: `${rps(s[key].reqPerSec)} (${h.latencyText(s[key])})` },
+      { item: ITEM, metric: `Events feed page of ${PAGE} (${label}), ${sizeLabel(large)} events in the company`, value: l[key].reqPerSec, display: `${rps(l[key].reqPerSec)} (${h.latencyText(l[key])})` },
+      { item: ITEM, metric: `Events feed page (${label}): cost at ${sizeLabel(large)} / ${sizeLabel(small)} events`, value: cost, display: ratio(cost), ...target },
+    );
+  }
+}
+
+/** Four paced writers and one polling follower; pushes the lag figures. */
+async function measureLag(h: EventsHost): Promise<void> {
+  const headers = { ...h.headers, "content-type": "application/json" };
+  const newest = await fetch(`${h.serverUrl}/v1/ext/events?limit=1`, { headers: h.headers });
+  const start = ((await newest.json()) as { event_id: string }[])[0]?.event_id;
+  if (newest.status !== 200 || !start) throw new Error(`GET /v1/ext/events?limit=1 answered ${newest.status} without an event`);
+
+  /** item id -> when its writer received the 201. */
+  const committed = new Map<string, number>();
+  /** item id -> when the follower received the page holding its item.created. */
+  const seenAt = new Map<string, number>();
+  let failure: string | undefined;
+  const deadline = performance.now() + lagSeconds(h.quick) * 1000;
+  const writer = async (w: number) => {
+    for (let i = 0; performance.now() < deadline && !failure; i++) {
+      const sent = performance.now();
+      const res = await fetch(`${h.serverUrl}/v1/ext/items`, { method: "POST", headers, body: JSON.stringify(h.itemBody(`lag-${w}-${i}`)) });
+      const at = performance.now();
+      const body = (await res.json()) as { item_id?: string };
+      if (res.status !== 201 || !body.item_id) failure ??= `writer ${w}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`;
+      else committed.set(body.item_id, at);
+      await sleep(Math.max(0, WRITE_EVERY_MS - (performance.now() - sent)));
+    }
+  };
+  let writing = true;
+  let polls = 0;
+  let cursor = start;
+  const follower = async () => {
+    // Runs until the writers are done and every committed item.created has been seen (or 10 s more have passed).
+    const stopBy = () => !writing && (seenAt.size >= committed.size || performance.now() > deadline + 10_000);
+    while (!stopBy() && !failure) {
+      let path: string | null = `/v1/ext/events?after=${cursor}&event=item.created&limit=${PAGE}`;
+      while (path) {
+        polls++;
+        const res = await fetch(`${h.serverUrl}${path}`, { headers: h.headers });
+        const at = performance.now();
+        const page = (await res.json()) as { event_id: string; resource_id: string }[];
+        if (res.status !== 200) {
+          failure ??= `follower: ${res.status} ${JSON.stringify(page).slice(0, 200)}`;
+          return;
+        }
+        for (const e of page) if (!seenAt.has(e.resource_id)) seenAt.set(e.resource_id, at);
+        if (page.length > 0) cursor = page[page.length - 1]!.event_id;
+        const link = res.headers.get("link");
+        const next = link && /<([^>]+)>;\s*rel="next"/.exec(link);
+        path = next ? new URL(next[1]!).pathname + new URL(next[1]!).search : null;
+      }
+      await sleep(POLL_IDLE_MS);
+    }
+  };
+  const following = follower();
+  await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
+  writing = false;
+  await following;
+  if (failure) throw new Error(`events lag: ${failure}`);
+  const lags: number[] = [];
+  let early = 0;
+  let missing = 0;
+  for (const [id, at] of committed) {
+    const seen = seenAt.get(id);
+    if (seen === undefined) missing++;
+    else if (seen < at) early++;
+    if (seen !== undefined) lags.push(Math.max(0, seen - at));
+  }
+  lags.sort((a, b) => a - b);
+  const p50 = percentile(lags, 50);
+  const p99 = percentile(lags, 99);
+  const how = `${WRITERS} writers, one create per ${WRITE_EVERY_MS} ms each at most, ${committed.size} creates in ${lagSeconds(h.quick)} s; plain fetch polling of after= (events.follow is not on this branch), ${POLL_IDLE_MS} ms between polls at the end of the feed, ${polls} requests`;
+  h.figures.push(
+    { item: ITEM, metric: `Events feed end-to-end lag p50 (201 → follower's page; ${how})`, value: p50, display: ms(p50) },
+    { item: ITEM, metric: "Events feed end-to-end lag p99", value: p99, display: `${ms(p99)}${missing ? ` (${missing} of ${committed.size} never seen)` : ""}${early ? `; ${early} seen before their 201 arrived (counted 0)` : ""}` },
+  );
+  if (missing) h.notes.push(`Events feed lag: ${missing} of ${committed.size} created items' item.created never reached the follower.`);
+}
