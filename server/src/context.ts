@@ -21,4 +21,10 @@ export interface AppContext {
    * (`attempt`, `delivered`, `claim`, `purged`); it counts whether or not the metrics listener is on.
    */
   metrics: AppMetrics;
+  /**
+   * The server's public origin (`config.publicUrl`, else the URL it is reached at from this machine once it listens),
+   * e.g. `http://127.0.0.1:41234`: the OAuth issuer and the base of the resource identifiers (oauth/resources.ts).
+   * @throws Error when called before the server listens and PUBLIC_URL is unset.
+   */
+  publicOrigin: () => string;
 }

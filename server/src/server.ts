@@ -66,6 +66,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
+    let listeningOrigin: string | undefined;
     const ctx: AppContext = {
       db,
       prisma: db.prisma,
@@ -75,6 +76,11 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       adminToken: crypto.randomBytes(24).toString("base64url"),
       rateLimit: Number(process.env.RATE_LIMIT_PER_MINUTE ?? RATE_LIMIT.limit),
       metrics: createMetrics({ prisma: db.prisma, logger, processMetrics: config.metricsPort !== undefined }),
+      publicOrigin: () => {
+        const origin = config.publicUrl ?? listeningOrigin;
+        if (!origin) throw new Error("publicOrigin() called before the server listens (set PUBLIC_URL)");
+        return origin;
+      },
     };
     const demo = config.seedDemo ? await seedDemoIfEmpty(ctx) : null;
     dispatcher = new WebhookDispatcher(ctx);
@@ -115,6 +121,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     const listenUrl = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${port}`;
     const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
     const url = `http://${host}:${port}`;
+    listeningOrigin = url;
     const handshake = db.kind === "pglite" && config.dataDir !== "memory://" ? adminHandshakePath(config.dataDir) : null;
     if (handshake) {
       fs.writeFileSync(handshake, JSON.stringify({ pid: process.pid, url, token: ctx.adminToken }), { mode: 0o600 });

@@ -15,6 +15,7 @@
  * | WEBHOOK_RETENTION_DAYS | 30            | days the webhook delivery log is kept (webhooks/retention-policy.ts) |
  * | METRICS_PORT  | unset (off)            | port of the Prometheus metrics listener (`GET /metrics`)        |
  * | METRICS_HOST  | 127.0.0.1              | listen address of the metrics listener                          |
+ * | PUBLIC_URL    | the URL it listens on  | public origin (https://stageline.example.com): OAuth issuer and resource identifiers |
  * | RATE_LIMIT_WINDOW_SECONDS | 60         | length of the per-key rate-limit window (tests, operators)      |
  */
 import { RATE_LIMIT } from "@stageline/shared";
@@ -58,6 +59,11 @@ export interface Config {
   /** Listen address of the metrics listener (METRICS_HOST, default 127.0.0.1: reachable from this machine only). */
   metricsHost: string;
   /**
+   * The server's public origin (PUBLIC_URL, e.g. `https://stageline.example.com`): the OAuth issuer and the base of the
+   * resource identifiers (oauth/resources.ts). Unset: the URL the server is reached at from this machine.
+   */
+  publicUrl?: string;
+  /**
    * Length of the fixed per-key rate-limit window in seconds (RATE_LIMIT_WINDOW_SECONDS, 1..3600; default the
    * contract's 60). Tests shorten it so waiting out a window takes seconds, not a minute.
    */
@@ -97,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetentionDays: positiveInt(env, "WEBHOOK_RETENTION_DAYS", DEFAULT_WEBHOOK_RETENTION_DAYS, MAX_WEBHOOK_RETENTION_DAYS),
     metricsPort: optionalPort(env, "METRICS_PORT"),
     metricsHost: env.METRICS_HOST || "127.0.0.1",
+    publicUrl: env.PUBLIC_URL ? parsePublicUrl(env.PUBLIC_URL) : undefined,
     rateLimitWindowSeconds: positiveInt(env, "RATE_LIMIT_WINDOW_SECONDS", RATE_LIMIT.windowSeconds, MAX_RATE_LIMIT_WINDOW_SECONDS),
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
   };
@@ -122,4 +129,19 @@ function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined 
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < 1 || value > 65_535) throw new Error(`${name} must be a port number from 1 to 65535 (got "${raw}")`);
   return value;
+}
+
+/**
+ * PUBLIC_URL: an absolute http(s) URL; only its origin is kept.
+ * @throws Error naming the variable when it is not an absolute http(s) URL.
+ */
+export function parsePublicUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an absolute URL such as https://stageline.example.com (got ${JSON.stringify(value)}).`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("PUBLIC_URL must be an http or https URL.");
+  return url.origin;
 }
