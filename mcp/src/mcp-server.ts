@@ -41,13 +41,26 @@ export async function callTool(ops: StagelineOperations, access: ToolAccess, too
   }
 }
 
+/** What else decides which tools one server instance registers. */
+export interface ServerScope {
+  /**
+   * The one tool this instance will be asked to call: a stateless HTTP request that carries a single `tools/call`
+   * is served by a fresh instance that answers nothing else, so only that tool is registered (if `access` allows it;
+   * an unknown or refused name is then answered exactly as with every tool registered: the SDK's unknown-tool
+   * error). Registering every tool costs about 5% of an in-process `tools/call` (issue 33;
+   * bench/results/issue33-mcp.md). Undefined: every tool `access` allows (tools/list, batches, stdio).
+   */
+  onlyTool?: string | undefined;
+}
+
 /**
- * A fresh McpServer with the tools `access` allows, calling `ops`.
+ * A fresh McpServer with the tools `access` allows (only `scope.onlyTool` of them when given), calling `ops`.
  * @param ops the operations of this connection's API key (in-process in the server, over HTTP in stageline-mcp).
  */
-export function createStagelineMcpServer(ops: StagelineOperations, access: ToolAccess): McpServer {
+export function createStagelineMcpServer(ops: StagelineOperations, access: ToolAccess, scope: ServerScope = {}): McpServer {
   const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  for (const tool of toolsFor(access)) {
+  const tools = scope.onlyTool === undefined ? toolsFor(access) : toolsFor(access).filter((tool) => tool.name === scope.onlyTool);
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {

@@ -14,8 +14,9 @@
  *    batching (2025-03-26 and earlier); an allowed batch costs one unit per request message: the units past the
  *    first (counted by the key lookup) are reserved atomically up to what the window has left, tool calls draw on
  *    them, and the calls past them answer the `rate_limited` tool error. `RateLimit-Remaining` tells what is left.
- * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow,
- *    calling the services in-process (mcp/operations.ts).
+ * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow
+ *    (for a single `tools/call`, only the called one of them: `calledTool`), calling the services in-process
+ *    (mcp/operations.ts).
  */
 import { Readable } from "node:stream";
 import express, { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
@@ -42,6 +43,20 @@ interface Connection {
   auth: AuthContext;
   access: ToolAccess;
   request: McpRequestInfo;
+  /** The tool a single `tools/call` names: its instance registers only that tool (`calledTool`). */
+  onlyTool: string | undefined;
+}
+
+/**
+ * The tool name of a POST body that is ONE `tools/call` request (JSON-RPC "Request object"; MCP "Calling Tools"), or
+ * undefined for anything else (a batch, another method, a malformed body: those get every tool the key may use).
+ * The stateless endpoint builds one McpServer per request, and such a request can only call that tool.
+ */
+export function calledTool(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const message = body as { method?: unknown; params?: { name?: unknown } | null };
+  if (message.method !== "tools/call" || message.params === null || typeof message.params !== "object") return undefined;
+  return typeof message.params.name === "string" ? message.params.name : undefined;
 }
 
 /**
@@ -141,7 +156,9 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   const handler = createMcpHandler(
     (request) => {
       const connection = request.authInfo?.extra?.stageline as Connection;
-      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access);
+      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access, {
+        onlyTool: connection.onlyTool,
+      });
     },
     { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
   );
@@ -156,7 +173,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
     if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
     const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.keyId) };
-    const connection: Connection = { auth, access, request };
+    const connection: Connection = { auth, access, request, onlyTool: calledTool(req.body) };
     const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
     await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
