@@ -127,6 +127,32 @@ describe("the HTTP edge", () => {
   });
 });
 
+describe("a request that is one tools/call (its per-request server registers only the called tool)", () => {
+  const callBody = (name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } });
+  const answer = async (name: string, query = "") =>
+    messageOf(await post(t, callBody(name), { "x-api-key": t.apiKey, "mcp-protocol-version": "2025-06-18" }, query));
+
+  it("calls the named tool, and answers a tool the options leave out exactly as an unknown one", async () => {
+    const served = await answer("describe_pipelines");
+    expect(served.result.isError).toBeFalsy();
+    expect(served.result.structuredContent.pipelines).toHaveLength(1);
+    // update_note is off unless toolsets names note_edits; with it, the same call reaches the tool (and its 404).
+    const leftOut = await answer("update_note");
+    const unknown = await answer("no_such_tool");
+    const unnamed = (message: unknown) => JSON.parse(JSON.stringify(message).replaceAll("update_note", "<tool>").replaceAll("no_such_tool", "<tool>"));
+    expect(unnamed(leftOut)).toEqual(unnamed(unknown));
+    expect(JSON.stringify(leftOut)).toMatch(/update_note/);
+    const reached = messageOf(await post(t, callBody("update_note", { note_id: "missing", body: "x" }), { "x-api-key": t.apiKey, "mcp-protocol-version": "2025-06-18" }, "?toolsets=note_edits"));
+    expect((await reached).result).toMatchObject({ isError: true });
+    expect(problemOf((await reached).result)).toMatchObject({ code: "not_found" });
+  });
+
+  it("still lists every tool the key may use for tools/list", async () => {
+    const res = await post(t, { jsonrpc: "2.0", id: 8, method: "tools/list", params: {} }, { "x-api-key": t.apiKey, "mcp-protocol-version": "2025-06-18" });
+    expect((await messageOf(res)).result.tools.map((x: { name: string }) => x.name)).toEqual(DEFAULT_TOOL_NAMES);
+  });
+});
+
 describe("the key's rate limit", () => {
   let limited: TestServer;
   beforeAll(async () => {
