@@ -79,7 +79,7 @@ export function parseRegistration(input: ClientRegistration): { name: string; re
   else if (/[\u0000-\u001f\u007f]/.test(name)) errors.push({ path: "name", message: "The name cannot contain control characters." });
   const raw = typeof input.redirect_uris === "string" ? input.redirect_uris : "";
   const lines = raw.length > REDIRECT_URIS_MAX * (REDIRECT_URI_MAX_LENGTH + 2) ? null : [...new Set(raw.split(/\r?\n/).map((l) => l.trim()).filter(Boolean))];
-  if (lines === null) errors.push({ path: "redirect_uris", message: `Enter at most ${REDIRECT_URIS_MAX} redirect URIs.` });
+  if (lines === null) errors.push({ path: "redirect_uris", message: `Enter at most ${REDIRECT_URIS_MAX} redirect URIs of at most ${REDIRECT_URI_MAX_LENGTH} characters each.` });
   else if (!lines.length) errors.push({ path: "redirect_uris", message: "Enter at least one redirect URI." });
   else if (lines.length > REDIRECT_URIS_MAX) errors.push({ path: "redirect_uris", message: `Enter at most ${REDIRECT_URIS_MAX} redirect URIs.` });
   else {

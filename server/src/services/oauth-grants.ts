@@ -36,18 +36,23 @@ export interface ConnectedApp {
 }
 
 /**
- * The scopes of an oidc-provider 9 Grant payload: `openid.scope` (where `offline_access` lives) and every
- * `resources[<resource indicator>]` (space-separated strings), merged, without `openid`.
+ * The scopes of an oidc-provider 9 Grant payload (lib/models/grant.js `IN_PAYLOAD`: `openid: { scope, claims }`,
+ * `resources: { <resource indicator>: scope }`, `rejected` of the same shape): `openid.scope` (where
+ * `offline_access` lives) and every `resources[...]` scope (space-separated strings), less those `rejected` names for
+ * the same place, merged, without `openid`.
  */
 export function grantScopes(payload: Record<string, unknown>): string[] {
+  const words = (value: unknown): string[] => (typeof value === "string" ? value.split(" ").filter(Boolean) : []);
+  const record = (value: unknown): Record<string, unknown> => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+  const rejected = record(payload.rejected);
   const found = new Set<string>();
-  const add = (value: unknown) => {
-    if (typeof value === "string") for (const s of value.split(" ")) if (s && s !== "openid") found.add(s);
+  const add = (granted: unknown, refused: unknown) => {
+    const no = new Set(words(refused));
+    for (const s of words(granted)) if (s !== "openid" && !no.has(s)) found.add(s);
   };
-  const openid = payload.openid;
-  if (openid && typeof openid === "object") add((openid as { scope?: unknown }).scope);
-  const resources = payload.resources;
-  if (resources && typeof resources === "object") for (const scope of Object.values(resources as Record<string, unknown>)) add(scope);
+  add(record(payload.openid).scope, record(rejected.openid).scope);
+  const refusedResources = record(rejected.resources);
+  for (const [resource, scope] of Object.entries(record(payload.resources))) add(scope, refusedResources[resource]);
   return [...found].sort();
 }
 
