@@ -277,6 +277,18 @@ describe("Developer apps", () => {
     expect(audit.map((e) => e.action)).toEqual(["oauth_client.created", "oauth_client.deleted"]);
   });
 
+  it("a register or delete POST without the CSRF token is 403 and changes nothing", async () => {
+    expect((await register({ name: "Kept app", redirect_uris: "https://kept.example/cb", type: "public" })).status).toBe(303);
+    const kept = await prisma().oAuthRecord.findFirstOrThrow({ where: { model: "Client", payload: { path: ["client_name"], equals: "Kept app" } } });
+    const { cookie } = await signInOverHttp(t.url, adminUser.email, adminUser.password);
+    const post = (path: string, form: URLSearchParams) =>
+      fetch(`${t.url}${path}`, { method: "POST", body: form, redirect: "manual", headers: { cookie: cookie!, origin: t.url, "content-type": "application/x-www-form-urlencoded" } });
+    const before = await prisma().oAuthRecord.count({ where: { model: "Client" } });
+    expect((await post("/console/developer-apps", new URLSearchParams({ name: "Forged", redirect_uris: "https://x.example/cb", type: "public" }))).status).toBe(403);
+    expect((await post(`/console/developer-apps/${kept.id}/delete`, new URLSearchParams({ _csrf: "forged-token" }))).status).toBe(403);
+    expect(await prisma().oAuthRecord.count({ where: { model: "Client" } })).toBe(before);
+  });
+
   it("a client registered by Dynamic Client Registration (no company) is not listed nor deletable", async () => {
     expect((await admin.get("/console/developer-apps")).text).not.toContain("claude.example");
     expect((await admin.get(`/console/developer-apps/${encodeURIComponent("https://claude.example/oauth/client.json")}/delete`)).status).toBe(404);
