@@ -2,7 +2,8 @@
  * @stageline/client: the official TypeScript/JavaScript client of the Stageline external API (CONTRACT "Client
  * library (`@stageline/client`)").
  */
-export { Stageline, type StagelineOptions } from "./client";
+export { Stageline, type StagelineOptions, type StagelineCredentials, type StagelineSettings } from "./client";
+export type { RefreshAccessToken } from "./bearer-auth";
 export type { CreateOptions } from "./api";
 export type { EventPage, Page } from "./pagination";
 export { EventFollower, followDelayMs, FOLLOW_MIN_INTERVAL_MS, FOLLOW_MAX_INTERVAL_MS, FOLLOW_MAX_TRANSIENT_FAILURES, type FollowOptions } from "./event-follower";

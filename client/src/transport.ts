@@ -12,6 +12,7 @@
  * Request, the fetch sends it as it is (no copy, no re-wrapped Response) and openapi-fetch reads and parses the
  * answer once. A retry runs the call again, so openapi-fetch builds a fresh Request (a body stream is read once).
  */
+import { isInvalidTokenChallenge, type BearerAuth } from "./bearer-auth";
 import { clock } from "./clock";
 import { ConnectionError, InvalidResponseError } from "./errors";
 import type { RateLimitGate } from "./rate-limit-gate";
@@ -38,6 +39,11 @@ export interface TransportOptions {
   timeoutMs: number;
   maxRateLimitWaitMs: number;
   gate: RateLimitGate;
+  /**
+   * With an OAuth access token: each attempt sends `Authorization: Bearer <current token>`, and a 401
+   * `invalid_token` challenge renews the token (when a refresh callback was given) and repeats the call once.
+   */
+  bearer?: BearerAuth;
 }
 
 /** Sends calls for one client. */
@@ -51,7 +57,8 @@ export class Transport {
    * @returns the final result (a 2xx, or an error status that is not retried or outlasted the retries or the
    * rate-limit budget), its body read and parsed by openapi-fetch.
    * @throws ConnectionError (with `cause`) when a network error or timeout ends the call; InvalidResponseError when
-   * a 2xx body is not JSON; whatever `run` throws before it sends anything (e.g. a body that cannot be serialised).
+   * a 2xx body is not JSON; whatever `run` throws before it sends anything (e.g. a body that cannot be serialised);
+   * what the access token's refresh callback threw.
    */
   async call<T>(retrySafe: boolean, run: CallRun<T>): Promise<FetchResult<T>> {
     const { maxRetries, maxRateLimitWaitMs, gate } = this.options;
@@ -59,6 +66,8 @@ export class Transport {
     /** Rate-limit budget used: per wait, the longer of the time waited and what the 429 before it asked for. */
     let rateLimitUsedMs = 0;
     let askedMs = 0;
+    /** Whether this call already renewed its access token (a 401 `invalid_token` is repeated once, never more). */
+    let renewed = false;
     for (;;) {
       rateLimitUsedMs += Math.max(await gate.acquire(maxRateLimitWaitMs - rateLimitUsedMs), askedMs);
       askedMs = 0;
@@ -76,6 +85,13 @@ export class Transport {
         throw new ConnectionError(`${attempt.request.method} ${new URL(attempt.request.url).pathname} failed after ${retries + 1} attempt(s): ${describe(err)}`, { cause: err });
       }
       const { response } = result;
+      const bearer = this.options.bearer;
+      if (bearer?.canRefresh && !renewed && attempt.token !== undefined && isInvalidTokenChallenge(response)) {
+        // The server refused the token before doing anything: safe to send again, with a fresh token, once.
+        renewed = true;
+        await bearer.renew(attempt.token);
+        continue;
+      }
       if (attempt.rateLimitWaitMs !== undefined) {
         if (rateLimitUsedMs + attempt.rateLimitWaitMs > maxRateLimitWaitMs) return result;
         askedMs = attempt.rateLimitWaitMs;
@@ -103,6 +119,8 @@ class Attempt {
   response: Response | undefined;
   /** For a 429, the milliseconds the gate says to wait (RateLimitGate.observe). */
   rateLimitWaitMs: number | undefined;
+  /** The access token this attempt sent (OAuth clients only). */
+  token: string | undefined;
 
   constructor(private readonly options: TransportOptions) {}
 
@@ -119,6 +137,11 @@ class Attempt {
     });
     const fetch: FetchFn = async (request) => {
       this.request = request;
+      const bearer = this.options.bearer;
+      if (bearer) {
+        this.token = bearer.current;
+        request.headers.set("authorization", `Bearer ${this.token}`);
+      }
       const response = await this.options.fetch(request, { signal: controller.signal });
       this.response = response;
       this.rateLimitWaitMs = this.options.gate.observe(response.status, response.headers);

@@ -4,7 +4,7 @@
  */
 import nock from "nock";
 import { clock } from "../../src/clock";
-import { Stageline, type StagelineOptions } from "../../src";
+import { Stageline, type StagelineCredentials, type StagelineSettings } from "../../src";
 
 /** The fake server's origin. */
 export const ORIGIN = "https://stageline.test";
@@ -20,11 +20,11 @@ export function api(): nock.Scope {
 const inFlight = { count: 0, idle: (): void => {} };
 
 /**
- * A client for the fake server; `options` override the defaults. Its fetch counts requests in flight, so the
+ * A client for the fake server; `options` override the defaults (`credentials`: the API key by default). Its fetch counts requests in flight, so the
  * virtual clock ({@link useVirtualClock}) only moves while every call is waiting, as real time would not pass
  * between sending a request and the fake server answering it.
  */
-export function client(options: Partial<StagelineOptions> = {}): Stageline {
+export function client(options: Partial<StagelineSettings> & { credentials?: StagelineCredentials } = {}): Stageline {
   const counting: typeof fetch = async (...args) => {
     inFlight.count++;
     try {
@@ -34,7 +34,8 @@ export function client(options: Partial<StagelineOptions> = {}): Stageline {
       inFlight.idle();
     }
   };
-  return new Stageline({ apiKey: API_KEY, baseUrl: ORIGIN, fetch: counting, ...options });
+  const { credentials = { apiKey: API_KEY }, ...settings } = options;
+  return new Stageline({ ...credentials, baseUrl: ORIGIN, fetch: counting, ...settings });
 }
 
 /** jest hooks: no real network, every mocked request used, nothing left over. */

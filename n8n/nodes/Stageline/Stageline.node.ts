@@ -33,6 +33,7 @@ import {
 	getCustomFieldsForMatch,
 	getCustomFieldsForUpdate,
 } from './methods/resourceMapping';
+import { AUTHENTICATION_PROPERTY, NODE_CREDENTIALS } from '../shared/authentication';
 
 /** Operation handlers by resource. */
 const HANDLERS: Record<string, OperationHandlers> = {
@@ -55,8 +56,9 @@ export class Stageline implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'stagelineApi', required: true }],
+		credentials: NODE_CREDENTIALS,
 		properties: [
+			AUTHENTICATION_PROPERTY,
 			{
 				displayName: 'Resource',
 				name: 'resource',

@@ -16,6 +16,7 @@ import {
 import { eventsProperty, pipelineFilterProperty } from '../StagelineTrigger/events';
 import { getPipelineFilter } from '../StagelineTrigger/pipeline-filter';
 import { pollFeed } from './feed';
+import { AUTHENTICATION_PROPERTY, NODE_CREDENTIALS } from '../shared/authentication';
 
 export class StagelinePollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,8 +31,9 @@ export class StagelinePollingTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'stagelineApi', required: true }],
+		credentials: NODE_CREDENTIALS,
 		properties: [
+			AUTHENTICATION_PROPERTY,
 			eventsProperty('The events that start the workflow'),
 			pipelineFilterProperty(''),
 			{

@@ -17,6 +17,7 @@ import { eventsProperty, pipelineFilterProperty, TRIGGER_EVENTS } from './events
 import { getChangedFieldFilter, getStageFilter } from './filter-options';
 import { getPipelineFilter } from './pipeline-filter';
 import { checkExists, create, deleteSubscriptions } from './subscriptions';
+import { AUTHENTICATION_PROPERTY, NODE_CREDENTIALS } from '../shared/authentication';
 
 /** The ten events, shared with the Stageline Polling Trigger (events.ts). */
 export { TRIGGER_EVENTS };
@@ -33,9 +34,10 @@ export class StagelineTrigger implements INodeType {
 		defaults: { name: 'Stageline Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'stagelineApi', required: true }],
+		credentials: NODE_CREDENTIALS,
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
 		properties: [
+			AUTHENTICATION_PROPERTY,
 			eventsProperty('The events that start the workflow; each becomes one Stageline webhook subscription'),
 			pipelineFilterProperty('Stageline filters before sending.'),
 			{

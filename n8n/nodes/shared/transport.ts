@@ -18,11 +18,9 @@ import {
 	type IWebhookFunctions,
 	type JsonObject,
 } from 'n8n-workflow';
+import { OAUTH2_CREDENTIAL, credentialTypeOf } from './authentication';
 import { describeProblem } from './problem';
 import { resolveApiUrl, serverBaseUrl } from './server-url';
-
-/** The credential type every Stageline node uses. */
-export const CREDENTIAL_TYPE = 'stagelineApi';
 
 /** CONTRACT "Idempotency": the request header of a retry-safe create. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -81,6 +79,16 @@ function parseBody(body: unknown): unknown {
 	}
 }
 
+/**
+ * Whether an answer refuses the access token itself: 401 with `WWW-Authenticate: Bearer ... error="invalid_token"`
+ * (RFC 6750 3.1: expired or revoked). n8n refreshes an OAuth2 token only when a request throws, and these requests
+ * do not throw on HTTP errors, so `apiRequest` asks n8n to refresh it (`helpers.refreshOAuth2Token`) and sends again once.
+ */
+export function refusesAccessToken(status: number, headers: Record<string, string>): boolean {
+	const challenge = headers['www-authenticate'] ?? '';
+	return status === 401 && /\bBearer\b/i.test(challenge) && /\berror\s*=\s*"?invalid_token"?/i.test(challenge);
+}
+
 /** CONTRACT "Scopes and limits": the longest `Retry-After` (seconds) a request waits out once before failing with a 429. */
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
@@ -95,12 +103,12 @@ export function retryAfterSeconds(header: string | undefined): number | undefine
  * @throws NodeApiError "Could not reach Stageline at <base>: ..." for network failures (refused, DNS, timeout),
  *   with the item index (set on n8n's own NodeApiError, which re-wrapping hands back unchanged).
  */
-async function send(context: StagelineContext, options: IHttpRequestOptions, base: string, itemIndex: number | undefined): Promise<IN8nHttpFullResponse> {
+async function send(context: StagelineContext, credentialType: string, options: IHttpRequestOptions, base: string, itemIndex: number | undefined): Promise<IN8nHttpFullResponse> {
 	try {
-		return (await context.helpers.httpRequestWithAuthentication.call(context, CREDENTIAL_TYPE, options)) as IN8nHttpFullResponse;
+		return (await context.helpers.httpRequestWithAuthentication.call(context, credentialType, options)) as IN8nHttpFullResponse;
 	} catch (error) {
 		const message = `Could not reach Stageline at ${base}: ${(error as Error).message}`;
-		const description = 'Check the Base URL of the Stageline API credential and that the server is running.';
+		const description = `Check the Base URL of the ${credentialType === OAUTH2_CREDENTIAL ? 'Stageline OAuth2 API' : 'Stageline API'} credential and that the server is running.`;
 		const wrapped = new NodeApiError(context.getNode(), error as JsonObject, { message, description, itemIndex });
 		// n8n hands network failures over as a NodeApiError already, and re-wrapping returns that one unchanged
 		wrapped.message = message;
@@ -111,14 +119,17 @@ async function send(context: StagelineContext, options: IHttpRequestOptions, bas
 }
 
 /**
- * Sends one request with the `stagelineApi` credential and returns the whole response.
+ * Sends one request with the node's credential (`stagelineApi`, or `stageLineOAuth2Api` when Authentication is
+ * OAuth2: authentication.ts) and returns the whole response.
  * @throws NodeOperationError when the credential's Base URL breaks the rule (server-url.ts); NodeApiError for any
  *   response with status >= 400 (message: what to do; description: the problem's detail and failing fields) and
- *   for network failures. A 429 with `Retry-After` of at most MAX_RETRY_AFTER_SECONDS is waited out and sent once
+ *   for network failures. With the OAuth2 credential, a 401 `invalid_token` refreshes the token and sends once more
+ *   (`refusesAccessToken`). A 429 with `Retry-After` of at most MAX_RETRY_AFTER_SECONDS is waited out and sent once
  *   more (n8n's Retry On Fail waits at most 5 s, less than a rate-limit window); a second 429 is thrown.
  */
 export async function apiRequest<T>(context: StagelineContext, request: ApiRequest): Promise<ApiResponse<T>> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	const credentialType = credentialTypeOf(context);
+	const credentials = await context.getCredentials(credentialType);
 	let base: string;
 	let url: string;
 	try {
@@ -137,12 +148,18 @@ export async function apiRequest<T>(context: StagelineContext, request: ApiReque
 	};
 	if (request.qs && Object.keys(request.qs).length > 0) options.qs = request.qs;
 	if (request.body !== undefined) options.body = request.body;
-	let response = await send(context, options, base, request.itemIndex);
+	let response = await send(context, credentialType, options, base, request.itemIndex);
 	let headers = headersOf(response.headers);
+	if (credentialType === OAUTH2_CREDENTIAL && refusesAccessToken(response.statusCode, headers)) {
+		// n8n renews the token with the refresh token and stores it (a revoked grant: "needs to be reconnected")
+		await context.helpers.refreshOAuth2Token.call(context, credentialType);
+		response = await send(context, credentialType, options, base, request.itemIndex);
+		headers = headersOf(response.headers);
+	}
 	const retryAfter = retryAfterSeconds(headers['retry-after']);
 	if (response.statusCode === 429 && retryAfter !== undefined && retryAfter <= MAX_RETRY_AFTER_SECONDS) {
 		await sleep(retryAfter * 1000);
-		response = await send(context, options, base, request.itemIndex);
+		response = await send(context, credentialType, options, base, request.itemIndex);
 		headers = headersOf(response.headers);
 	}
 	const body = parseBody(response.body);

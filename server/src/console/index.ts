@@ -19,6 +19,7 @@ import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
 import { NOTE_FORM_MAX_BYTES, NOTE_FORM_PATH, notesRouter } from "./pages/notes";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
+import { oauthAppsRouter } from "./pages/oauth-apps";
 import { profileRouter } from "./pages/profile";
 import { signInRouter } from "./pages/sign-in";
 import { teamRouter } from "./pages/team";
@@ -66,6 +67,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(webhooksRouter(ctx));
   router.use(pipelinesRouter(ctx));
   router.use(notesRouter(ctx));
+  router.use(oauthAppsRouter(ctx));
   router.use(teamRouter(ctx));
   router.use(profileRouter(ctx));
   router.use(auditRouter(ctx));

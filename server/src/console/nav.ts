@@ -16,6 +16,8 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/keys", label: "API keys", minRole: "member" },
   { href: "/webhooks", label: "Webhooks", minRole: "member" },
   { href: "/pipelines", label: "Pipelines", minRole: "member" },
+  { href: "/connected-apps", label: "Connected apps", minRole: "member" },
+  { href: "/developer-apps", label: "Developer apps", minRole: "admin" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
   { href: "/profile", label: "Your profile", minRole: "member" },

@@ -57,6 +57,9 @@ export const AUDIT_ACTIONS = {
   "note.pinned": "Note pinned",
   "note.unpinned": "Note unpinned",
   "note.deleted": "Note deleted",
+  "oauth_grant.revoked": "Connected app revoked",
+  "oauth_client.created": "Developer app registered",
+  "oauth_client.deleted": "Developer app deleted",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */

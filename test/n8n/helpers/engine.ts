@@ -31,15 +31,33 @@ import {
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
+import { StageLineOAuth2Api } from '../../../n8n/credentials/StageLineOAuth2Api.credentials';
 import { StagelineApi } from '../../../n8n/credentials/StagelineApi.credentials';
 import { Stageline } from '../../../n8n/nodes/Stageline/Stageline.node';
 import { StagelinePollingTrigger } from '../../../n8n/nodes/StagelinePollingTrigger/StagelinePollingTrigger.node';
 
-/** The credential values a run uses. */
+/** The credential values a run uses (`stagelineApi`). */
 export interface StagelineCredential {
 	apiKey: string;
 	baseUrl: string;
 }
+
+/** The values of a run with Authentication OAuth2 (`stageLineOAuth2Api`); `apiKey` too when a test switches between both. */
+export interface StagelineOAuthCredential {
+	apiKey?: string;
+	baseUrl: string;
+	/**
+	 * The values of a connected OAuth2 credential as n8n stores them (client, token URL, `oauthTokenData` with
+	 * `access_token` and `refresh_token`); a token refresh replaces `oauthTokenData` here, as n8n's database would.
+	 */
+	oauth: IDataObject;
+}
+
+/** Either credential. */
+export type AnyStagelineCredential = StagelineCredential | StagelineOAuthCredential;
+
+/** The OAuth2 credential type's name (n8n/credentials/StageLineOAuth2Api.credentials.ts). */
+export const OAUTH2_TYPE = new StageLineOAuth2Api().name;
 
 /** A node that outputs the items of its `items` parameter (the workflow's start). */
 class InputItems implements INodeType {
@@ -75,13 +93,17 @@ export const nodeTypes: INodeTypes = {
 	getKnownTypes: () => ({}),
 };
 
-/** Serves one stagelineApi credential; `authenticate` applies the credential type's generic headers. */
+/**
+ * Serves one credential: `stagelineApi` (`authenticate` applies the credential type's generic headers) or, with
+ * `oauth`, `stageLineOAuth2Api`, whose parent type `oAuth2Api` sends n8n-core's requests through its OAuth2 path
+ * (`requestOAuth2`: the Bearer header, token refresh).
+ */
 class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly credential: StagelineCredential) {
+	constructor(private readonly credential: AnyStagelineCredential) {
 		super();
 	}
-	getParentTypes(): string[] {
-		return [];
+	getParentTypes(name: string): string[] {
+		return name === OAUTH2_TYPE ? ['oAuth2Api'] : [];
 	}
 	isCredentialUsableByNode(): boolean {
 		return true;
@@ -103,18 +125,22 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	async getCredentials(): Promise<ICredentials> {
 		throw new Error('not used by these tests');
 	}
-	async getDecrypted(): Promise<ICredentialDataDecryptedObject> {
-		return { ...this.credential };
+	async getDecrypted(_data: unknown, _node: unknown, type: string): Promise<ICredentialDataDecryptedObject> {
+		const { oauth, ...rest } = this.credential as StagelineOAuthCredential;
+		return type === OAUTH2_TYPE ? { baseUrl: rest.baseUrl, ...structuredClone(oauth ?? {}) } : { ...rest };
 	}
 	async updateCredentials(): Promise<void> {}
-	async updateCredentialsOauthTokenData(): Promise<void> {}
-	getCredentialsProperties(): INodeProperties[] {
-		return new StagelineApi().properties;
+	async updateCredentialsOauthTokenData(_node: unknown, _type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+		const credential = this.credential as StagelineOAuthCredential;
+		credential.oauth = { ...credential.oauth, oauthTokenData: data.oauthTokenData as IDataObject };
+	}
+	getCredentialsProperties(type: string): INodeProperties[] {
+		return type === OAUTH2_TYPE ? new StageLineOAuth2Api().properties : new StagelineApi().properties;
 	}
 }
 
 /** Additional data for one run (`runStageline` adds the lifecycle hooks n8n-core requires). */
-export function additionalDataFor(credential: StagelineCredential, executionId = 'exec-1'): IWorkflowExecuteAdditionalData {
+export function additionalDataFor(credential: AnyStagelineCredential, executionId = 'exec-1'): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper: new TestCredentialsHelper(credential),
 		executeWorkflow: async () => {
@@ -148,7 +174,7 @@ export function stagelineNode(parameters: INodeParameters, options: RunOptions =
 		typeVersion: 1,
 		position: [200, 0],
 		parameters,
-		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' } },
+		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' }, [OAUTH2_TYPE]: { id: 'cred-2', name: 'Stageline OAuth2 account' } },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const, continueOnFail: true } : {}),
 		...(options.onError ? { onError: options.onError } : {}),
 		...(options.retryOnFail ? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 } : {}),
@@ -212,7 +238,7 @@ export interface NodeRun {
  * or the workflow's error.
  */
 export async function runStageline(
-	credential: StagelineCredential,
+	credential: AnyStagelineCredential,
 	parameters: INodeParameters,
 	options: RunOptions = {},
 ): Promise<NodeRun> {
@@ -253,7 +279,7 @@ export const POLLING_TRIGGER_NAME = 'Stageline Polling Trigger';
  * data lives on the Workflow, `poll()` runs each tick in a fresh n8n-core PollContext (mode `trigger`, as n8n's
  * poll scheduler runs it), and `staticData()` shows the node's static data (the cursor).
  */
-export function activePollingWorkflow(credential: StagelineCredential, parameters: INodeParameters) {
+export function activePollingWorkflow(credential: AnyStagelineCredential, parameters: INodeParameters) {
 	const node: INode = {
 		id: 'node-polling-1',
 		name: POLLING_TRIGGER_NAME,
@@ -261,7 +287,7 @@ export function activePollingWorkflow(credential: StagelineCredential, parameter
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,
-		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' } },
+		credentials: { stagelineApi: { id: 'cred-1', name: 'Stageline account' }, [OAUTH2_TYPE]: { id: 'cred-2', name: 'Stageline OAuth2 account' } },
 	};
 	const workflow = new Workflow({ id: 'wf-poll', name: 'Polling test', nodes: [node], connections: {}, active: true, nodeTypes, staticData: {}, settings: { executionOrder: 'v1' } });
 	const nodeType = NODE_TYPES[node.type]!;
@@ -285,7 +311,7 @@ export function activePollingWorkflow(credential: StagelineCredential, parameter
  * "Fetch Test Event" of a Stageline Polling Trigger with `parameters`: a manual run through WorkflowExecute.
  * @returns the trigger's output items, or the error that stopped the run.
  */
-export async function fetchTestEvent(credential: StagelineCredential, parameters: INodeParameters): Promise<{ output: IDataObject[]; error?: { message: string; description?: string | null } }> {
+export async function fetchTestEvent(credential: AnyStagelineCredential, parameters: INodeParameters): Promise<{ output: IDataObject[]; error?: { message: string; description?: string | null } }> {
 	const { workflow } = activePollingWorkflow(credential, parameters);
 	const additionalData = additionalDataFor(credential, 'exec-manual-poll');
 	additionalData.hooks = manualHooks(workflow, 'exec-manual-poll');
@@ -298,7 +324,7 @@ export async function fetchTestEvent(credential: StagelineCredential, parameters
 }
 
 /** A LoadOptionsContext of the Stageline node with `parameters` (what the editor sends for dropdowns and pickers). */
-export function loadOptionsContext(credential: StagelineCredential, parameters: INodeParameters, path = 'parameters'): LoadOptionsContext {
+export function loadOptionsContext(credential: AnyStagelineCredential, parameters: INodeParameters, path = 'parameters'): LoadOptionsContext {
 	const node = stagelineNode(parameters);
 	const workflow = workflowOf(node);
 	const additionalData = additionalDataFor(credential);
