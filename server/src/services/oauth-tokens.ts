@@ -17,9 +17,8 @@ export const GRANT_COUNTER_PREFIX = "grant:";
 const OFFLINE_ACCESS = "offline_access";
 
 const LAST_USED_INTERVAL_MS = 60_000;
-/** Per process: when this process last wrote a grant's `last_used_at` (ms since the epoch). */
-const lastTouched = new Map<string, number>();
-const MAX_TOUCHED_ENTRIES = 10_000;
+/** Grants whose `last_used_at` this process is writing right now (a burst of requests writes it once). */
+const touching = new Set<string>();
 
 /** The record id of an access token: base64url(sha256(token)) (docs/oauth-storage.md "Columns"). */
 export function accessTokenRecordId(token: string): string {
@@ -88,14 +87,17 @@ export async function authenticateAccessToken(
 }
 
 /**
- * Writes the grant's `last_used_at` when the stored one (read with the token) is a minute old or more, and this
- * process has not written it within the minute: no write on most requests, at most about one per minute per grant.
+ * Writes the grant's `last_used_at` when the stored one (read in the same statement as the token) is a minute old or
+ * more: no write on most requests, at most about one per minute per grant across processes (the UPDATE checks the
+ * age again, db/oauth-tokens.ts `touchGrantLastUsed`), one at a time per grant in this process.
  */
 async function touchGrant(prisma: PrismaClient, record: tokens.AccessTokenRecord, now: Date): Promise<void> {
   const stored = record.grantLastUsedAt?.getTime() ?? 0;
-  const mine = lastTouched.get(record.grantId) ?? 0;
-  if (now.getTime() - Math.max(stored, mine) < LAST_USED_INTERVAL_MS) return;
-  if (lastTouched.size >= MAX_TOUCHED_ENTRIES) lastTouched.clear();
-  lastTouched.set(record.grantId, now.getTime());
-  await tokens.touchGrantLastUsed(prisma, record.grantId, now, LAST_USED_INTERVAL_MS);
+  if (now.getTime() - stored < LAST_USED_INTERVAL_MS || touching.has(record.grantId)) return;
+  touching.add(record.grantId);
+  try {
+    await tokens.touchGrantLastUsed(prisma, record.grantId, now, LAST_USED_INTERVAL_MS);
+  } finally {
+    touching.delete(record.grantId);
+  }
 }
