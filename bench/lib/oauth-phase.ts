@@ -7,7 +7,10 @@
  * The token is written straight into `oauth_records` as the authorization server's adapter stores it
  * (docs/oauth-storage.md: Client, Grant, AccessToken with id base64url(sha256(token)), no jti), bound to the REST
  * API resource of the server's origin, with all API scopes; the server's per-grant limit is the raised
- * RATE_LIMIT_PER_MINUTE like the key's. Cost ratio = key req/s ÷ token req/s (1.000x: the same cost). PostgreSQL only
+ * RATE_LIMIT_PER_MINUTE like the key's. Cost ratio = key req/s ÷ token req/s (1.000x: the same cost). Then, because
+ * throughput on a shared machine swings with other work between rounds, a paired measure: `GET /v1/ext/me` one request
+ * at a time, key and token alternating request by request (PAIRS timed pairs after 200 untimed), cost ratio = token
+ * p50 latency ÷ key p50 latency (both see the same moment's load). PostgreSQL only
  * (the bench writes the records with SQL while the server runs; PGlite belongs to the server process).
  */
 import crypto from "node:crypto";
@@ -64,6 +67,62 @@ async function issueToken(sql: Sql, companyId: string, resource: string): Promis
   return token;
 }
 
+/** Timed pairs of the paired measure (quick: fewer). */
+const PAIRS = 3000;
+const QUICK_PAIRS = 300;
+const UNTIMED_PAIRS = 200;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** One GET, read to the end; its latency in ms. @throws when it is not 200. */
+async function timedGet(url: string, headers: Record<string, string>): Promise<number> {
+  const started = process.hrtime.bigint();
+  const res = await fetch(url, { headers });
+  await res.arrayBuffer();
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status} in the paired measure`);
+  return elapsed;
+}
+
+/** The paired measure: sequential key / token requests alternating, p50 latency of each. */
+async function measurePaired(h: OAuthHost, tokenHeaders: Record<string, string>): Promise<void> {
+  const url = `${h.serverUrl}/v1/ext/me`;
+  const pairs = h.quick ? QUICK_PAIRS : PAIRS;
+  const key: number[] = [];
+  const token: number[] = [];
+  for (let i = 0; i < UNTIMED_PAIRS + pairs; i++) {
+    let k: number;
+    let t: number;
+    if (i % 2) {
+      k = await timedGet(url, h.headers);
+      t = await timedGet(url, tokenHeaders);
+    } else {
+      t = await timedGet(url, tokenHeaders);
+      k = await timedGet(url, h.headers);
+    }
+    if (i < UNTIMED_PAIRS) continue;
+    key.push(k);
+    token.push(t);
+  }
+  const k50 = median(key);
+  const t50 = median(token);
+  h.figures.push(
+    { item: ITEM, metric: "OAuth: GET /v1/ext/me one at a time, key / token alternating: p50 with the API key", value: k50, display: `${k50.toFixed(3)} ms` },
+    { item: ITEM, metric: "OAuth: the same, p50 with the access token", value: t50, display: `${t50.toFixed(3)} ms` },
+    {
+      item: ITEM,
+      metric: "OAuth: paired cost, token p50 / key p50",
+      value: t50 / k50,
+      display: ratio(t50 / k50),
+      ...(h.quick ? {} : { target: { op: "<=" as const, limit: TARGET_RATIO, text: `≤ ${TARGET_RATIO.toFixed(2)}x` } }),
+    },
+  );
+  h.details.push("", `Paired measure: ${pairs} timed pairs of GET /v1/ext/me after ${UNTIMED_PAIRS} untimed, one request at a time, the order within a pair alternating.`, "");
+}
+
 /** Runs the phase and pushes its figures. */
 export async function runOAuthPhase(h: OAuthHost): Promise<void> {
   if (!h.sql) {
@@ -113,4 +172,5 @@ export async function runOAuthPhase(h: OAuthHost): Promise<void> {
       "",
     );
   }
+  await measurePaired(h, tokenHeaders);
 }

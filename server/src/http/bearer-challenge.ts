@@ -48,9 +48,18 @@ export function resourceKindOf(req: Request): "rest" | "mcp" {
   return resourceOfPath(pathOf(req));
 }
 
+/** The last origin's resources (an origin is fixed once the server listens: no URL parsing per request). */
+let cached: { origin: string; resources: OAuthResources } | undefined;
+
+/** `oauthResources(origin)`, computed once per origin. */
+function resourcesOf(origin: string): OAuthResources {
+  if (cached?.origin !== origin) cached = { origin, resources: oauthResources(origin) };
+  return cached.resources;
+}
+
 /** The absolute resource identifier of the request's resource on a server whose public origin is `origin`. */
 export function resourceOf(req: Request, origin: string): string {
-  return oauthResources(origin)[resourceKindOf(req)];
+  return resourcesOf(origin)[resourceKindOf(req)];
 }
 
 /** The Protected Resource Metadata URL of a resource (RFC 9728 §3.1). */
@@ -74,7 +83,7 @@ export function challengeFor401(req: Request, origin: string): string | null {
   const presented = presentedCredential(req);
   const kind = resourceKindOf(req);
   if (presented.kind === "key") return kind === "mcp" ? API_KEY_MCP_CHALLENGE : null;
-  const metadata = metadataUrlOf(oauthResources(origin), kind);
+  const metadata = metadataUrlOf(resourcesOf(origin), kind);
   if (presented.kind === "token") {
     return `Bearer error="invalid_token", error_description="The access token is invalid or expired.", resource_metadata=${quoted(metadata)}`;
   }
@@ -87,6 +96,6 @@ export function challengeFor401(req: Request, origin: string): string | null {
  */
 export function challengeFor403(req: Request, origin: string, anyOf: readonly Scope[]): string | null {
   if (presentedCredential(req).kind !== "token" || anyOf.length === 0) return null;
-  const metadata = metadataUrlOf(oauthResources(origin), resourceKindOf(req));
+  const metadata = metadataUrlOf(resourcesOf(origin), resourceKindOf(req));
   return `Bearer error="insufficient_scope", scope=${quoted(anyOf[0]!)}, resource_metadata=${quoted(metadata)}`;
 }
