@@ -166,7 +166,8 @@ export class BenchPass {
       // Issue 26: tools/call over /v1/ext/mcp against the same REST requests (the demo company's items).
       if (this.has("mcp")) await runMcpPhase(this.phaseHost());
       // Issue 32: the same requests with an OAuth access token and with the API key.
-      if (this.has("oauth")) await this.during("oauth: access token vs API key", () => runOAuthPhase(this.oauthHost()));
+      // Outside the RSS sampler: item 6 (peak RSS) keeps measuring the issue-4 phases only.
+      if (this.has("oauth")) await this.during("oauth: access token vs API key", () => runOAuthPhase(this.oauthHost()), false);
       // Issue 17 last: they restart the server with their own environment and leave another company's backlog.
       if (this.has("isolation")) await runIsolationPhase(this.phaseHost());
       if (this.has("backlog")) await runBacklogPhase(this.phaseHost());
