@@ -172,6 +172,23 @@ describe("the MCP endpoint with an access token", () => {
     expect(await toolNames(bearer(all.token))).toEqual(await toolNames({ "x-api-key": t.apiKey }));
   });
 
+  it("a tools/call of a tool the token's scopes lack is 403 with the insufficient_scope challenge (step-up); a key keeps its tool error", async () => {
+    const { token: tok } = await token({ resource: "mcp", scope: "items:read" });
+    const createTask = { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "create_task", arguments: { title: "x", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada" } } };
+    const refused = await mcp(createTask, bearer(tok));
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toBe(`Bearer error="insufficient_scope", scope="tasks:write", resource_metadata="${prm("/v1/ext/mcp")}"`);
+    expect(((await refused.json()) as { code: string }).code).toBe("insufficient_scope");
+    const events = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "list_events", arguments: {} } };
+    expect((await mcp(events, bearer(tok))).status).toBe(200); // items:read is one of the scopes list_events takes
+    const { key } = await t.newKey(["items:read"]);
+    const keyed = await mcp(createTask, { "x-api-key": key });
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get("www-authenticate")).toBeNull();
+    const answer = await messageOf(keyed);
+    expect(answer.error ?? answer.result?.isError).toBeTruthy();
+  });
+
   it("a token for one resource is refused at the other (RFC 8707 audience)", async () => {
     const rest = await token({ resource: "rest" });
     const mcpToken = await token({ resource: "mcp" });

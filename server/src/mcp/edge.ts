@@ -16,6 +16,8 @@
  *    batching (2025-03-26 and earlier); an allowed batch costs one unit per request message: the units past the
  *    first (counted by the key lookup) are reserved atomically up to what the window has left, tool calls draw on
  *    them, and the calls past them answer the `rate_limited` tool error. `RateLimit-Remaining` tells what is left.
+ * 4b. An OAuth access token calling a tool its scopes lack is 403 with the `insufficient_scope` challenge
+ *    (mcp/scope-challenge.ts: MCP step-up); an API key gets the tool error as before.
  * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the credential's scopes and the options allow,
  *    calling the services in-process (mcp/operations.ts).
  */
@@ -25,15 +27,16 @@ import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
 import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess } from "@stageline/mcp";
 import { API_BASE_PATH, MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "../context";
-import { requireAuth, resolveCredential } from "../http/auth";
+import { challengeInsufficientScope, requireAuth, resolveCredential } from "../http/auth";
 import type { RateLimiter } from "../http/rate-limit";
 import { refuseNulInJson } from "../http/nul-characters";
-import type { AuthContext } from "../services/api-keys";
+import { assertScope, type AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
 import { onlyMethods } from "../http/method-not-allowed";
 import type { Mode } from "../config/config";
 import { batchRefusal, countMessages } from "./batch-policy";
 import { originAllowed } from "./origin-policy";
+import { missingToolScopes } from "./scope-challenge";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
@@ -140,6 +143,8 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   router.post("/", async (req, res) => {
     const auth = req.auth!;
     const access = accessOf(req, auth);
+    const missing = missingToolScopes(req.body, auth);
+    if (missing) assertScope(auth, [...missing]);
     const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
     if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
     const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.counterKey) };
@@ -147,5 +152,6 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     const authInfo: AuthInfo = { token: "", clientId: auth.credential.kind === "oauth" ? auth.credential.clientId : auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
     await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
+  router.use(challengeInsufficientScope(ctx));
   return router;
 }
