@@ -21,6 +21,7 @@ import { runBacklogPhase, runIsolationPhase, type PhaseHost } from "./isolation"
 import { runFiltersPhase } from "./filters";
 import { renderProfile, summariseProfile } from "./profile";
 import { nowMs, WebhookReceiver } from "./receiver";
+import { runOAuthPhase, type OAuthHost } from "./oauth-phase";
 import { runNotesPhase, type NotesHost } from "./notes-phase";
 import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
 import { runBatchPhase } from "./batch-phase";
@@ -164,6 +165,9 @@ export class BenchPass {
       if (this.clientBench) await runClientPhase(this.phaseHost(), this.clientBench);
       // Issue 26: tools/call over /v1/ext/mcp against the same REST requests (the demo company's items).
       if (this.has("mcp")) await runMcpPhase(this.phaseHost());
+      // Issue 32: the same requests with an OAuth access token and with the API key.
+      // Outside the RSS sampler: item 6 (peak RSS) keeps measuring the issue-4 phases only.
+      if (this.has("oauth")) await this.during("oauth: access token vs API key", () => runOAuthPhase(this.oauthHost()), false);
       // Issue 17 last: they restart the server with their own environment and leave another company's backlog.
       if (this.has("isolation")) await runIsolationPhase(this.phaseHost());
       if (this.has("backlog")) await runBacklogPhase(this.phaseHost());
@@ -733,6 +737,25 @@ export class BenchPass {
       latencyText: (r) => this.latencyText(r),
       roundsTable: (name, bare, server, note) => this.roundsTable(name, bare, server, note),
       figures: this.figures,
+      notes: this.notes,
+      log: this.log,
+    };
+  }
+
+  /** What the issue-32 OAuth phase (lib/oauth-phase.ts) uses of this pass. */
+  private oauthHost(): OAuthHost {
+    return {
+      quick: this.o.quick,
+      rounds: this.o.rounds,
+      serverUrl: this.api.baseUrl,
+      headers: this.headers,
+      companyId: this.plan.companyId,
+      itemId: seededItemId(this.plan.companyId, 1),
+      ...(this.sql ? { sql: this.sql } : {}),
+      load: (label, options, warm) => this.load(label, options, warm),
+      latencyText: (r) => this.latencyText(r),
+      figures: this.figures,
+      details: this.details,
       notes: this.notes,
       log: this.log,
     };

@@ -1,6 +1,7 @@
 /**
  * The Express application: request timing (metrics), the operator probes (`/healthz`, `/readyz`), body parsing
- * (1 MiB), request logging, route-level semantics (405/OPTIONS/deprecation), API-key auth, the per-key rate limit, the
+ * (1 MiB), request logging, route-level semantics (405/OPTIONS/deprecation), API-key and OAuth access-token auth (and
+ * the Protected Resource Metadata, RFC 9728), the per-credential rate limit, the
  * MCP endpoint (`/v1/ext/mcp`, mcp/edge.ts), the `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
  * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
@@ -9,7 +10,8 @@ import { pinoHttp } from "pino-http";
 import { errorSerializer, requestSerializer, responseSerializer } from "./logger";
 import { MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "./context";
-import { requireAuth, resolveApiKey } from "./http/auth";
+import { challengeInsufficientScope, requireAuth, resolveCredential } from "./http/auth";
+import { protectedResourceMetadataRouter } from "./http/protected-resource-metadata";
 import { docsRouter } from "./http/docs-page";
 import { healthRouter, PROBE_PATHS } from "./http/health";
 import { bodyTimeout } from "./http/body-timeout";
@@ -69,14 +71,16 @@ export function createApp(ctx: AppContext): Express {
   // rate limiter, so a bad key or an unknown id on an unsupported method is still 405 and nothing is counted.
   app.use(routeSemantics(buildRouteTable(API_OPERATIONS)));
   app.use("/v1/ext", openApiRouter());
+  // OAuth Protected Resource Metadata of the REST API and the MCP endpoint (RFC 9728; issue 32): public, no key.
+  app.use(protectedResourceMetadataRouter(ctx));
 
   const limiter = createRateLimiter(ctx.prisma, ctx.rateLimit, ctx.config.rateLimitWindowSeconds);
   // The MCP endpoint for AI agents: its own key, rate-limit and error handling (mcp/edge.ts).
   app.use(MCP_PATH, mcpRouter(ctx, limiter));
   const ext = express.Router();
-  ext.use(resolveApiKey(ctx.prisma, limiter.store));
+  ext.use(resolveCredential(ctx, limiter.store));
   ext.use(limiter.middleware);
-  ext.use(requireAuth);
+  ext.use(requireAuth(ctx));
   ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true, verify: refuseNulInJson }));
   ext.use(refuseNulInUrl);
   ext.use(meRouter(ctx));
@@ -89,6 +93,7 @@ export function createApp(ctx: AppContext): Express {
   ext.use(webhooksRouter(ctx));
   ext.use(eventsRouter(ctx));
   ext.use(notFoundHandler);
+  ext.use(challengeInsufficientScope(ctx));
   app.use("/v1/ext", ext);
 
   app.use(notFoundHandler);

@@ -3,8 +3,12 @@
  * every scope × no key, a revoked key, an expired key, an inactive company, and another company's ids. Each cell
  * asserts the exact status the contract gives: 401 for a missing, revoked or expired key; 402 for an inactive
  * subscription; 403 for a missing scope; 404 for another company's ids; the endpoint's success status otherwise.
+ * Issue 32: an OAuth access token (records written per docs/oauth-storage.md, helpers/oauth-records.ts) with each
+ * scope is tried on every endpoint like a key with that scope, and an expired token, a token for the MCP endpoint, a
+ * revoked grant's token and another company's token like their key counterparts.
  */
 import { SCOPES, type Scope } from "@stageline/shared";
+import { bearer, issueAccessToken, revokeGrant } from "./helpers/oauth-records";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
 interface Fixture {
@@ -82,6 +86,7 @@ describe("access matrix", () => {
   let t: TestServer;
   let other: { companyId: string; apiKey: string };
   let keys: { revoked: string; expired: string; inactive: string; byScope: Record<Scope, string> };
+  let tokens: { expired: string; mcp: string; revoked: string; inactive: string; other: string; byScope: Record<Scope, string> };
 
   /** Fresh resources of the main company (a DELETE or rotation in one cell must not affect the next). */
   async function fixture(): Promise<Fixture> {
@@ -101,6 +106,11 @@ describe("access matrix", () => {
     return t.request(e.method, `/v1/ext${e.path(f)}`, e.body?.(f), key);
   }
 
+  /** The call with an access token as `Authorization: Bearer` (no API key). */
+  async function callWithToken(e: Endpoint, token: string, f: Fixture) {
+    return t.request(e.method, `/v1/ext${e.path(f)}`, e.body?.(f), null, bearer(token));
+  }
+
   beforeAll(async () => {
     t = await startTestServerWithRateLimit(100_000);
     other = await t.newCompany("Other Co");
@@ -112,6 +122,22 @@ describe("access matrix", () => {
     const byScope = {} as Record<Scope, string>;
     for (const scope of SCOPES) byScope[scope] = (await t.newKey([scope])).key;
     keys = { revoked: revoked.key, expired: expired.key, inactive: inactive.apiKey, byScope };
+    const origin = t.server.ctx.publicOrigin();
+    const issue = async (companyId: string, scope: string, more: { resource?: "rest" | "mcp"; expiresIn?: number } = {}) =>
+      (await issueAccessToken(t.server.ctx.prisma, { companyId, scope, origin, resource: more.resource ?? "rest", expiresIn: more.expiresIn })).token;
+    const all = SCOPES.join(" ");
+    const revokedGrant = await issueAccessToken(t.server.ctx.prisma, { companyId: t.companyId, scope: all, origin, resource: "rest" });
+    await revokeGrant(t.server.ctx.prisma, revokedGrant.grantId);
+    const tokensByScope = {} as Record<Scope, string>;
+    for (const scope of SCOPES) tokensByScope[scope] = await issue(t.companyId, `${scope} offline_access`);
+    tokens = {
+      expired: await issue(t.companyId, all, { expiresIn: -1 }),
+      mcp: await issue(t.companyId, all, { resource: "mcp" }),
+      revoked: revokedGrant.token,
+      inactive: await issue(inactive.companyId, all),
+      other: await issue(other.companyId, all),
+      byScope: tokensByScope,
+    };
   });
   afterAll(async () => {
     await t?.close();
@@ -140,10 +166,46 @@ describe("access matrix", () => {
         expect({ status: res.status, code: res.body?.code }).toEqual(expected);
       });
 
+      it("401 invalid_token with an expired token, a token for the MCP endpoint, a revoked grant's token; 402 for an inactive company", async () => {
+        const f = await fixture();
+        for (const token of [tokens.expired, tokens.mcp, tokens.revoked]) {
+          const res = await callWithToken(e, token, f);
+          expect({ status: res.status, code: res.body?.code }).toEqual({ status: 401, code: "invalid_api_key" });
+          expect(res.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token", /);
+        }
+        expect((await callWithToken(e, tokens.inactive, f)).status).toBe(402);
+      });
+
+      it.each([...SCOPES])("with an access token of only %s (and offline_access): as a key with that scope", async (scope) => {
+        const f = await fixture();
+        const allowed = e.scopes === "any" || e.scopes.includes(scope);
+        const res = await callWithToken(e, tokens.byScope[scope], f);
+        const expected = !allowed
+          ? { status: 403, code: "insufficient_scope" }
+          : e.unreadableWith?.scope === scope
+            ? { status: e.unreadableWith.status, code: e.unreadableWith.code }
+            : { status: e.success, code: undefined };
+        expect({ status: res.status, code: res.body?.code }).toEqual(expected);
+        if (!allowed) {
+          const needed = (e.scopes as Scope[])[0]!;
+          expect(res.headers.get("www-authenticate")).toBe(
+            `Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${t.server.ctx.publicOrigin()}/.well-known/oauth-protected-resource/v1/ext"`,
+          );
+        }
+      });
+
       const foreign = e.ids ? "404 not_found" : e.foreignBody ? "422 invalid_reference" : "its own data";
       it(`answers another company's all-scope key with ${foreign}`, async () => {
         const f = await fixture();
         const res = await call(e, other.apiKey, f);
+        if (e.ids) expect({ status: res.status, code: res.body?.code }).toEqual({ status: 404, code: "not_found" });
+        else if (e.foreignBody) expect({ status: res.status, code: res.body?.code }).toEqual({ status: e.foreignBody, code: "invalid_reference" });
+        else expect(res.status).toBe(e.success);
+      });
+
+      it(`answers another company's all-scope access token with ${foreign}`, async () => {
+        const f = await fixture();
+        const res = await callWithToken(e, tokens.other, f);
         if (e.ids) expect({ status: res.status, code: res.body?.code }).toEqual({ status: 404, code: "not_found" });
         else if (e.foreignBody) expect({ status: res.status, code: res.body?.code }).toEqual({ status: e.foreignBody, code: "invalid_reference" });
         else expect(res.status).toBe(e.success);

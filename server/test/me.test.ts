@@ -17,6 +17,7 @@ describe("GET /v1/ext/me", () => {
     expect(res.body).toEqual({
       company: { id: t.companyId, name: "Acme Test" },
       key: { id: t.keyId, name: "Test key", scopes: [...SCOPES], expires_at: null },
+      credential: { type: "key", app: null },
     });
   });
 

@@ -84,7 +84,12 @@ describe("the HTTP edge", () => {
   });
 
   it("answers 401 with WWW-Authenticate without a key or with a bad one, and never echoes the key", async () => {
-    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer sl_not_a_key_1234567890" }, { "x-api-key": "sl_wrong" }];
+    // Without any credential the challenge starts OAuth discovery (issue 32: resource_metadata, server/test/oauth-resource.test.ts);
+    // a request with an API key, valid or not, is never sent into it.
+    const none = await post(t, initialize("2025-06-18"), {});
+    expect(none.status).toBe(401);
+    expect(none.headers.get("www-authenticate")).toMatch(/^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/v1\/ext\/mcp"/);
+    const attempts: Record<string, string>[] = [{ authorization: "Bearer sl_not_a_key_1234567890" }, { "x-api-key": "sl_wrong" }];
     for (const headers of attempts) {
       const res = await post(t, initialize("2025-06-18"), headers);
       expect(res.status).toBe(401);

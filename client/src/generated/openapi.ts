@@ -1158,6 +1158,14 @@ export interface components {
                 scopes: ("items:read" | "items:write" | "tasks:read" | "tasks:write" | "hooks:manage")[];
                 expires_at: string | null;
             };
+            credential: {
+                /** @enum {string} */
+                type: "key" | "oauth";
+                app: {
+                    client_id: string;
+                    name: string;
+                } | null;
+            };
         };
         ProblemFieldError: {
             path: string;
@@ -4538,6 +4546,10 @@ export interface operations {
                      *           "hooks:manage"
                      *         ],
                      *         "expires_at": null
+                     *       },
+                     *       "credential": {
+                     *         "type": "key",
+                     *         "app": null
                      *       }
                      *     }
                      */

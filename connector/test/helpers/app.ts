@@ -70,6 +70,7 @@ export async function thrown(promise: Promise<unknown>): Promise<ThrownError> {
 export const ME: Me = {
   company: { id: 'c0mpany-1', name: 'Acme Corp' },
   key: { id: 'key-1', name: 'Zapier key', scopes: ['items:read', 'items:write', 'tasks:read', 'tasks:write', 'hooks:manage'], expires_at: null },
+  credential: { type: 'key', app: null },
 };
 
 export const SALES: Pipeline = { id: 'pl-sales', name: 'Sales', created_at: '2026-01-15T08:00:00.000Z' };

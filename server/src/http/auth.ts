@@ -1,14 +1,19 @@
 /**
- * API-key authentication (spec "Authentication"): `resolveApiKey` looks the `x-api-key` header up and stores either
- * `req.auth` or the failure; `requireAuth` (after the rate limiter, so failed requests are counted and carry
- * RateLimit headers) raises the 401/402; `requireScope` raises 403.
+ * Authentication of `/v1/ext` requests (spec "Authentication"; issue 32, CONTRACT "Connect with OAuth 2.1"):
+ * `resolveCredential` looks the presented credential up (an API key as `x-api-key` or `Authorization: Bearer
+ * sl_...`, or an OAuth access token as any other `Authorization: Bearer` value; http/bearer-challenge.ts) and stores
+ * either `req.auth` or the failure; `requireAuth` (after the rate limiter, so failed requests are counted and carry
+ * RateLimit headers) raises the 401/402; `requireScope` raises 403. 401 and 403 carry the `WWW-Authenticate`
+ * challenge of http/bearer-challenge.ts.
  */
-import type { RequestHandler } from "express";
+import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Scope } from "@stageline/shared";
-import type { PrismaClient } from "../generated/prisma/client";
-import { assertScope, authenticate, type AuthContext } from "../services/api-keys";
+import type { AppContext } from "../context";
+import { assertScope, authenticate, scopesNeededBy, type AuthContext } from "../services/api-keys";
+import { authenticateAccessToken } from "../services/oauth-tokens";
 import { DomainError, domainError } from "../services/errors";
 import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
+import { challengeFor401, challengeFor403, presentedCredential, resourceOf } from "./bearer-challenge";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -21,20 +26,25 @@ declare global {
 }
 
 /**
- * Resolves the key; never fails the request itself (except on database errors). The lookup also counts the request
- * against the key's rate-limit window in the same statement and leaves the ticket for the limiter, which must be
- * the next middleware (app.ts); a request whose key fails is counted by the limiter per client IP instead.
+ * Resolves the credential; never fails the request itself (except on database errors). The lookup also counts the
+ * request against the credential's rate-limit window (the API key's, or the access token's grant's) in the same
+ * statement and leaves the ticket for the limiter, which must be the next middleware (app.ts); a request whose
+ * credential fails is counted by the limiter per client IP instead.
  */
-export function resolveApiKey(prisma: PrismaClient, limiter: DatabaseRateLimitStore): RequestHandler {
+export function resolveCredential(ctx: Pick<AppContext, "prisma" | "publicOrigin">, limiter: DatabaseRateLimitStore): RequestHandler {
   return async (req, _res, next) => {
     try {
       const windowStart = limiter.windowStart();
-      const { auth, hits } = await authenticate(prisma, req.header("x-api-key"), new Date(), {
-        keyPrefix: API_KEY_COUNTER_PREFIX,
-        windowStart,
-      });
+      const presented = presentedCredential(req);
+      const { auth, hits } =
+        presented.kind === "token"
+          ? await authenticateAccessToken(ctx.prisma, presented.value, resourceOf(req, ctx.publicOrigin()), new Date(), windowStart)
+          : await authenticate(ctx.prisma, presented.kind === "key" ? presented.value : undefined, new Date(), {
+              keyPrefix: API_KEY_COUNTER_PREFIX,
+              windowStart,
+            });
       req.auth = auth;
-      if (hits != null) req.rateLimitTicket = limiter.precounted(API_KEY_COUNTER_PREFIX + auth.keyId, hits, windowStart);
+      if (hits != null) req.rateLimitTicket = limiter.precounted(auth.counterKey, hits, windowStart);
     } catch (err) {
       if (err instanceof DomainError) req.authError = err;
       else return next(err);
@@ -43,17 +53,37 @@ export function resolveApiKey(prisma: PrismaClient, limiter: DatabaseRateLimitSt
   };
 }
 
-/** Fails with the stored 401/402 problem when the key did not authenticate. */
-export const requireAuth: RequestHandler = (req, _res, next) => {
-  if (req.auth) return next();
-  next(req.authError ?? domainError("invalid_api_key", "Send your API key in the x-api-key header."));
-};
+/** Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge. */
+export function requireAuth(ctx: Pick<AppContext, "publicOrigin">): RequestHandler {
+  return (req, res, next) => {
+    if (req.auth) return next();
+    const err = req.authError ?? domainError("invalid_api_key", "Send your API key in the x-api-key header.");
+    if (err.status === 401) {
+      const challenge = challengeFor401(req, ctx.publicOrigin());
+      if (challenge) res.setHeader("WWW-Authenticate", challenge);
+    }
+    next(err);
+  };
+}
 
 /** Requires one of the scopes (403 `insufficient_scope` otherwise). */
 export function requireScope(...anyOf: Scope[]): RequestHandler {
   return (req, _res, next) => {
     assertScope(req.auth!, anyOf);
     next();
+  };
+}
+
+/**
+ * Error middleware: adds the `error="insufficient_scope"` challenge to a 403 of `assertScope` when the request
+ * carried an access token (http/bearer-challenge.ts), then passes the error on to the problem renderer.
+ */
+export function challengeInsufficientScope(ctx: Pick<AppContext, "publicOrigin">): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const needed = scopesNeededBy(err);
+    const challenge = needed && !res.headersSent ? challengeFor403(req, ctx.publicOrigin(), needed) : null;
+    if (challenge) res.setHeader("WWW-Authenticate", challenge);
+    next(err);
   };
 }
 

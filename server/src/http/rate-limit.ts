@@ -1,11 +1,11 @@
 /**
- * The per-key rate limit: 60 requests per fixed 60-second window (spec "Limits", CONTRACT.md "Scopes and limits"),
+ * The per-credential rate limit (an API key's, or an OAuth grant's): 60 requests per fixed 60-second window (spec "Limits", CONTRACT.md "Scopes and limits"),
  * with IETF `RateLimit-Limit`/`-Remaining`/`-Reset` headers on every response and `Retry-After` on a 429.
  * express-rate-limit does the HTTP side; `DatabaseRateLimitStore` keeps the counters in the database so the limit
  * holds across several server processes. Requests without a valid key are counted per client IP.
  *
  * For an authenticated request the hit is counted in the key lookup's own statement (http/auth.ts
- * `resolveApiKey`): the store is told the result with `precounted`, which returns a one-use ticket; the limiter's key
+ * `resolveCredential`): the store is told the result with `precounted`, which returns a one-use ticket; the limiter's key
  * generator hands that ticket to `increment`, which answers from it without a second round trip.
  */
 import type { Request, RequestHandler } from "express";
@@ -26,8 +26,11 @@ declare global {
   }
 }
 
-/** The counter key prefix of an API key (`key:<api key id>`); other requests use `ip:<address>`. */
-export const API_KEY_COUNTER_PREFIX = "key:";
+/**
+ * The counter key prefix of an API key (`key:<api key id>`); an OAuth access token counts against its grant
+ * (`grant:<grant id>`, services/oauth-tokens.ts); other requests use `ip:<address>`.
+ */
+export { API_KEY_COUNTER_PREFIX } from "../services/api-keys";
 
 /** Separates a counter key from the sequence number of a precounted ticket. */
 const TICKET_SEPARATOR = "#";
@@ -54,7 +57,7 @@ export class DatabaseRateLimitStore implements Store {
    * Records a hit that was already counted in the database for counter `key` in the window starting at
    * `windowStart`, `totalHits` being the count it returned.
    * @returns a one-use ticket (`<key>#<n>`) that `increment` redeems for that result; the limiter's key generator
-   * must return it for the same request (app.ts puts the limiter right after `resolveApiKey`).
+   * must return it for the same request (app.ts puts the limiter right after `resolveCredential`).
    */
   precounted(key: string, totalHits: number, windowStart: Date): string {
     const ticket = `${key}${TICKET_SEPARATOR}${++this.ticketSeq}`;
@@ -74,13 +77,14 @@ export class DatabaseRateLimitStore implements Store {
   }
 
   /**
-   * Reserves up to `wanted` more hits for the API key `keyId` in the current window, never past `limit` (db/rate-limit.ts
+   * Reserves up to `wanted` more hits for the credential whose counter key is `counterKey` (AuthContext `counterKey`:
+   * `key:<id>` or `grant:<id>`) in the current window, never past `limit` (db/rate-limit.ts
    * `reserveHits`: atomic across processes). For the units of a JSON-RPC batch beyond its first (mcp/edge.ts).
    * @returns `granted` (0..wanted), `remaining` (what the window has left after it) and `resetTime` (the window's end).
    */
-  async reserve(keyId: string, wanted: number, limit: number): Promise<{ granted: number; remaining: number; resetTime: Date }> {
+  async reserve(counterKey: string, wanted: number, limit: number): Promise<{ granted: number; remaining: number; resetTime: Date }> {
     const start = this.windowStart();
-    const { granted, hits } = await reserveHits(this.prisma, `${API_KEY_COUNTER_PREFIX}${keyId}`, start, wanted, limit);
+    const { granted, hits } = await reserveHits(this.prisma, counterKey, start, wanted, limit);
     return { granted, remaining: Math.max(limit - hits, 0), resetTime: new Date(start.getTime() + this.windowMs) };
   }
 
@@ -99,11 +103,10 @@ function counterKey(key: string): string {
   return sep < 0 ? key : key.slice(0, sep);
 }
 
-/** The limiter key: the precounted ticket, else the API key's id once authenticated, else the client IP. */
+/** The limiter key: the precounted ticket, else the credential's counter once authenticated, else the client IP. */
 function limiterKey(req: Request): string {
   if (req.rateLimitTicket) return req.rateLimitTicket;
-  const keyId = req.auth?.keyId;
-  return keyId ? `${API_KEY_COUNTER_PREFIX}${keyId}` : `ip:${ipKeyGenerator(req.ip ?? "unknown")}`;
+  return req.auth?.counterKey ?? `ip:${ipKeyGenerator(req.ip ?? "unknown")}`;
 }
 
 /** The rate limiter: the express-rate-limit middleware and its database store. */

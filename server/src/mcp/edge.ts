@@ -5,8 +5,10 @@
  * 1. `Origin` (mcp/origin-policy.ts): a browser request from an origin not in MCP_ALLOWED_ORIGINS is 403 (MCP
  *    "Security Warning": DNS rebinding), except, in development and test mode, the server's own loopback origin;
  *    requests without `Origin` pass.
- * 2. The API key, as `x-api-key` or `Authorization: Bearer`, looked up and counted against the key's rate limit
- *    like any request (http/auth.ts); none or a bad one is 401 with `WWW-Authenticate`, an inactive subscription 402.
+ * 2. The credential (http/auth.ts, http/bearer-challenge.ts): the API key, as `x-api-key` or `Authorization: Bearer
+ *    sl_...`, or an OAuth access token for this resource (issue 32), looked up and counted against its rate limit
+ *    (the key's, or the grant's) like any request; none or a bad one is 401 with `WWW-Authenticate` (OAuth discovery,
+ *    `resource_metadata`, only for a request without an API key), an inactive subscription 402.
  *    Over the rate limit the request still gets through, and every tool call answers a `rate_limited` tool error
  *    with `retry_after_seconds`.
  * 3. Options: `read_only` and `toolsets` as query parameters or the `X-MCP-Readonly` / `X-MCP-Toolsets` headers.
@@ -14,25 +16,28 @@
  *    batching (2025-03-26 and earlier); an allowed batch costs one unit per request message: the units past the
  *    first (counted by the key lookup) are reserved atomically up to what the window has left, tool calls draw on
  *    them, and the calls past them answer the `rate_limited` tool error. `RateLimit-Remaining` tells what is left.
- * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the key's scopes and the options allow
+ * 4b. An OAuth access token calling a tool its scopes lack is 403 with the `insufficient_scope` challenge
+ *    (mcp/scope-challenge.ts: MCP step-up); an API key gets the tool error as before.
+ * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the credential's scopes and the options allow
  *    (for a single `tools/call`, only the called one of them: `calledTool`), calling the services in-process
  *    (mcp/operations.ts).
  */
 import { Readable } from "node:stream";
-import express, { type NextFunction, type Request, type RequestHandler, type Response, Router } from "express";
+import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
 import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess } from "@stageline/mcp";
-import { API_BASE_PATH, API_KEY_HEADER, MAX_BODY_BYTES } from "@stageline/shared";
+import { API_BASE_PATH, MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "../context";
-import { requireAuth, resolveApiKey } from "../http/auth";
+import { challengeInsufficientScope, requireAuth, resolveCredential } from "../http/auth";
 import type { RateLimiter } from "../http/rate-limit";
 import { refuseNulInJson } from "../http/nul-characters";
-import type { AuthContext } from "../services/api-keys";
+import { assertScope, type AuthContext } from "../services/api-keys";
 import { domainError } from "../services/errors";
 import { onlyMethods } from "../http/method-not-allowed";
 import type { Mode } from "../config/config";
 import { batchRefusal, countMessages } from "./batch-policy";
 import { originAllowed } from "./origin-policy";
+import { missingToolScopes } from "./scope-challenge";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
 
 /** Where the endpoint is mounted. */
@@ -68,21 +73,6 @@ function checkOrigin(allowed: readonly string[], mode: Mode): RequestHandler {
     if (originAllowed(req.header("origin"), allowed, mode, { localPort: req.socket.localPort, host: req.header("host") })) return next();
     res.status(403).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Origin not allowed (MCP_ALLOWED_ORIGINS)." } });
   };
-}
-
-/** Accepts `Authorization: Bearer <key>` as the API key when `x-api-key` is absent (CONTRACT "MCP server"). */
-const bearerAsApiKey: RequestHandler = (req, _res, next) => {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header("authorization") ?? "");
-  if (req.header(API_KEY_HEADER) === undefined && match) req.headers[API_KEY_HEADER] = match[1];
-  next();
-};
-
-/** Adds `WWW-Authenticate` to a 401 (RFC 9110 §11.6.1; MCP "Authorization"). */
-function challengeOn401(err: unknown, _req: Request, res: Response, next: NextFunction): void {
-  if ((err as { status?: number }).status === 401) {
-    res.setHeader("WWW-Authenticate", 'Bearer realm="Stageline", error="invalid_token", error_description="Send your Stageline API key as x-api-key or Authorization: Bearer."');
-  }
-  next(err);
 }
 
 /** The request's options: query parameters first, then the headers. @throws DomainError 400 for a bad value. */
@@ -136,14 +126,14 @@ async function sendWebResponse(res: Response, answer: globalThis.Response): Prom
  * counted its unit); for a batch, the units past the first reserved now (none when the lookup was already over the
  * limit), `RateLimit-Remaining` set to what the window has left after them.
  */
-async function batchBudget(req: Request, res: Response, limiter: RateLimiter, keyId: string): Promise<McpRequestInfo["toolCallBudget"]> {
+async function batchBudget(req: Request, res: Response, limiter: RateLimiter, counterKey: string): Promise<McpRequestInfo["toolCallBudget"]> {
   if (!Array.isArray(req.body)) return undefined;
   const { requests, toolCalls } = countMessages(req.body);
   const paid = req.rateLimitedFor === undefined ? 1 : 0;
   let granted = 0;
   let retryAfterSeconds = req.rateLimitedFor ?? limiter.windowSeconds;
   if (paid === 1 && requests > 1) {
-    const reserved = await limiter.store.reserve(keyId, requests - 1, limiter.limit);
+    const reserved = await limiter.store.reserve(counterKey, requests - 1, limiter.limit);
     granted = reserved.granted;
     retryAfterSeconds = Math.max(1, Math.ceil((reserved.resetTime.getTime() - Date.now()) / 1000));
     res.setHeader("RateLimit-Remaining", String(reserved.remaining));
@@ -165,18 +155,20 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   const router = Router();
   router.all("/", onlyMethods(MCP_PATH, ["POST"]));
   router.use(checkOrigin(ctx.config.mcpAllowedOrigins, ctx.config.mode));
-  router.use(bearerAsApiKey, resolveApiKey(ctx.prisma, limiter.store), limiter.markingMiddleware, requireAuth);
+  router.use(resolveCredential(ctx, limiter.store), limiter.markingMiddleware, requireAuth(ctx));
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
   router.post("/", async (req, res) => {
     const auth = req.auth!;
     const access = accessOf(req, auth);
+    const missing = missingToolScopes(req.body, auth);
+    if (missing) assertScope(auth, [...missing]);
     const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
     if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
-    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.keyId) };
+    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.counterKey) };
     const connection: Connection = { auth, access, request, onlyTool: calledTool(req.body) };
-    const authInfo: AuthInfo = { token: "", clientId: auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
+    const authInfo: AuthInfo = { token: "", clientId: auth.credential.kind === "oauth" ? auth.credential.clientId : auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
     await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
-  router.use(challengeOn401);
+  router.use(challengeInsufficientScope(ctx));
   return router;
 }

@@ -39,7 +39,7 @@ import {
 import { OperationError, toolProblemOfProblem, type Page, type StagelineOperations, type ToolProblem } from "@stageline/mcp";
 import type { AppContext } from "../context";
 import { createIdempotently, type CreatedResponse } from "../http/idempotency";
-import { assertScope, type AuthContext } from "../services/api-keys";
+import { actorOfAuth, assertScope, type AuthContext } from "../services/api-keys";
 import { checkDuplicates } from "../services/duplicates";
 import { IN_USE_RETRY_AFTER_SECONDS, type IdempotencyClaim } from "../services/idempotency";
 import { listEvents } from "../services/events-feed";
@@ -168,7 +168,7 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, request:
     deleteItem: (itemId, version) =>
       op(["items:write"], async () => {
         const query = parseInput(ItemDeleteQuerySchema, { version }, "arguments");
-        const actor = { type: "api_key" as const, id: auth.keyId, name: auth.keyName };
+        const actor = actorOfAuth(auth);
         await deleteItem(ctx, companyId, itemId, { actor, ip: request.ip, version: query.version });
       }),
     upsertItem: (body, key) =>

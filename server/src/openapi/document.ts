@@ -45,6 +45,8 @@ import { EVENT_PAYLOAD_COMPONENTS, webhookEventsSection } from "./webhook-events
 
 /** The name of the API-key security scheme in `components.securitySchemes`. */
 export const API_KEY_SCHEME = "ApiKeyAuth";
+/** The name of the OAuth access-token security scheme (issue 32, CONTRACT "Connect with OAuth 2.1"). */
+export const OAUTH_TOKEN_SCHEME = "OAuthAccessToken";
 
 /** The problems every operation that takes a key can answer (CONTRACT "Errors", spec "Errors"). */
 const KEYED_ERRORS: readonly ErrorCode[] = [
@@ -319,9 +321,14 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
       version: API_VERSION,
       summary: "Pipeline items, tasks and REST hooks for integration platforms.",
       description:
-        "The external API of Stageline (`/v1/ext`). Authenticate every request with an API key in the `x-api-key` header. " +
+        "The external API of Stageline (`/v1/ext`). Authenticate every request with an API key in the `x-api-key` header " +
+        "(or as `Authorization: Bearer <key>`), or with an OAuth 2.1 access token as `Authorization: Bearer <token>` issued for " +
+        "the resource `<origin>/v1/ext` (its Protected Resource Metadata is at `/.well-known/oauth-protected-resource/v1/ext`); " +
+        "a token carries the scopes the user granted and has its own rate limit per grant. A request without any credential " +
+        "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; an invalid or expired token `401` with " +
+        "`error=\"invalid_token\"`; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
         "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
-        `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key per ${RATE_LIMIT.windowSeconds}-second window). ` +
+        `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key, or per OAuth grant, per ${RATE_LIMIT.windowSeconds}-second window). ` +
         `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).\n\n` +
         "Rules every request meets: no string, in the body, the path or the query, may contain U+0000 (400). Query values are " +
         "trimmed and a blank value counts as absent; lengths count after trimming. Cursors are opaque strings that only the " +
@@ -334,7 +341,7 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This server" }],
-    security: [{ [API_KEY_SCHEME]: [] }],
+    security: [{ [API_KEY_SCHEME]: [] }, { [OAUTH_TOKEN_SCHEME]: [] }],
     tags: Object.entries(API_TAGS).map(([name, description]) => ({ name, description })),
     paths,
     webhooks: webhookEventsSection(),
@@ -345,6 +352,14 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
           in: "header",
           name: API_KEY_HEADER,
           description: "An API key of the company (Company Settings, API Keys). Each key carries scopes.",
+        },
+        [OAUTH_TOKEN_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An OAuth 2.1 access token (1 hour) for the resource `<origin>/v1/ext` (RFC 8707), from the authorization server " +
+            "at the server's origin (`/.well-known/oauth-authorization-server`); it carries the API scopes the user granted " +
+            "(`offline_access` only asks for a refresh token). A token for the MCP endpoint is refused here.",
         },
       },
       schemas: {

@@ -134,6 +134,7 @@ export const pipelineFieldExample: PipelineField = { key: "email", label: "Email
 export const meExample: Me = {
   company: { id: "01935d69-0e1d-7f2a-8b3c-4d5e6f708192", name: "Acme Inc." },
   key: { id: KEY_ID, name: "Zapier", scopes: ["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"], expires_at: null },
+  credential: { type: "key", app: null },
 };
 
 export const webhookSubscribeExample: WebhookSubscribe = {

@@ -12,13 +12,14 @@ import { Router, type Request } from "express";
 import { ItemBatchEnvelopeSchema, TaskBatchEnvelopeSchema, parseInput } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { actorOfAuth } from "../services/api-keys";
 import { idempotentCreate } from "../http/idempotency";
 import { runItemBatch, runTaskBatch, type BatchCaller } from "../services/batch";
 
 /** The caller of a batch request. */
 function callerOf(req: Request): BatchCaller {
   const auth = authOf(req);
-  return { companyId: auth.company.id, keyId: auth.keyId, actor: { type: "api_key", id: auth.keyId, name: auth.keyName }, ip: req.ip ?? null };
+  return { companyId: auth.company.id, keyId: auth.keyId, actor: actorOfAuth(auth), ip: req.ip ?? null };
 }
 
 /** Routes under /v1/ext for batches (mounted before the item and task routes: `batch` is never an id). */

@@ -31,6 +31,7 @@ import {
 } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { authOf, requireScope } from "../http/auth";
+import { actorOfAuth } from "../services/api-keys";
 import { idempotentCreate } from "../http/idempotency";
 import { pageWithLink } from "../http/next-page-link";
 import { rejectBody } from "../http/no-body";
@@ -100,7 +101,7 @@ export function itemsRouter(ctx: AppContext): Router {
     const query = parseInput(ItemDeleteQuerySchema, req.query, "query");
     const auth = authOf(req);
     await deleteItem(ctx, auth.company.id, req.params.item_id, {
-      actor: { type: "api_key", id: auth.keyId, name: auth.keyName },
+      actor: actorOfAuth(auth),
       ip: req.ip ?? null,
       version: query.version,
     });

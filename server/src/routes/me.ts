@@ -1,6 +1,7 @@
 /**
- * GET /v1/ext/me (CONTRACT.md "Responses", "Scopes and limits": any valid key): the authenticated company and key,
- * for Zapier's auth test and connection label. `key.id` is what tasks record as `created_by`.
+ * GET /v1/ext/me (CONTRACT.md "Responses", "Scopes and limits": any valid key or access token): the authenticated
+ * company and key, for Zapier's auth test and connection label, and which credential called (`key`, or `oauth` with
+ * the app; CONTRACT "Connect with OAuth 2.1"). `key.id` is what tasks record as `created_by`.
  */
 import { Router } from "express";
 import type { Me } from "@stageline/shared";
@@ -21,6 +22,10 @@ export function meRouter(_ctx: AppContext): Router {
         scopes: auth.scopes,
         expires_at: auth.expiresAt ? auth.expiresAt.toISOString() : null,
       },
+      credential:
+        auth.credential.kind === "oauth"
+          ? { type: "oauth", app: { client_id: auth.credential.clientId, name: auth.credential.appName } }
+          : { type: "key", app: null },
     };
     res.json(body);
   });

@@ -11,12 +11,41 @@ import { requireCompany } from "./companies";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
 import { domainError, notFound, type DomainError } from "./errors";
 
+/**
+ * Which credential authenticated a request: an API key, or an OAuth access token (issue 32, CONTRACT "Connect with
+ * OAuth 2.1") with its grant, client and app name (the `Client` record's `client_name`, else the client id).
+ */
+export type Credential =
+  | { kind: "key" }
+  | { kind: "oauth"; grantId: string; clientId: string; appName: string; userId: string | null };
+
+/** The authenticated caller of a `/v1/ext` request (REST or MCP). */
 export interface AuthContext {
+  /**
+   * The credential's id: the API key's id, or for an access token its grant's id. Tasks and notes record it as
+   * `created_by`; `/me` shows it as `key.id`.
+   */
   keyId: string;
+  /** The API key's name, or the OAuth app's name. */
   keyName: string;
+  /** The API scopes: the key's, or the token's granted scopes without `offline_access`. */
   scopes: Scope[];
+  /** When the key or the access token expires (null: a key without expiry). */
   expiresAt: Date | null;
   company: { id: string; name: string };
+  credential: Credential;
+  /** The credential's rate-limit counter key (http/rate-limit.ts): `key:<key id>` or `grant:<grant id>`. */
+  counterKey: string;
+}
+
+/** The counter key prefix of an API key's rate limit (`key:<api key id>`). */
+export const API_KEY_COUNTER_PREFIX = "key:";
+
+/** Who a request's credential is, for the audit log: the API key, or the OAuth app (by its grant). */
+export function actorOfAuth(auth: AuthContext): AuditActor {
+  return auth.credential.kind === "oauth"
+    ? { type: "oauth_app", id: auth.keyId, name: auth.keyName }
+    : { type: "api_key", id: auth.keyId, name: auth.keyName };
 }
 
 /** SHA-256 hex of a raw API key. */
@@ -107,19 +136,34 @@ export async function authenticate(
       scopes: row.scopes.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
       expiresAt: row.expiresAt,
       company: { id: row.company.id, name: row.company.name },
+      credential: { kind: "key" },
+      counterKey: API_KEY_COUNTER_PREFIX + row.id,
     },
     hits: found.hits,
   };
 }
 
+/** The scopes each `insufficient_scope` error of `assertScope` asked for (one of them would do). */
+const neededScopes = new WeakMap<object, readonly Scope[]>();
+
+/** The scopes an `insufficient_scope` error thrown by `assertScope` asked for (one would do), else undefined. */
+export function scopesNeededBy(err: unknown): readonly Scope[] | undefined {
+  return typeof err === "object" && err !== null ? neededScopes.get(err) : undefined;
+}
+
 /**
- * Checks that the key holds at least one of `anyOf`.
- * @throws DomainError 403 `insufficient_scope`, naming the scope(s) in `detail`.
+ * Checks that the credential holds at least one of `anyOf`.
+ * @throws DomainError 403 `insufficient_scope`, naming the scope(s) in `detail` (`scopesNeededBy` gives them back).
  */
 export function assertScope(auth: AuthContext, anyOf: Scope[]): void {
   if (anyOf.some((s) => auth.scopes.includes(s))) return;
   const needed = anyOf.join(" or ");
-  throw domainError("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
+  const err =
+    auth.credential.kind === "oauth"
+      ? domainError("insufficient_scope", `This access token lacks the ${needed} scope. Connect ${auth.credential.appName} again and grant ${needed}.`)
+      : domainError("insufficient_scope", `This API key lacks the ${needed} scope. Create a key with ${needed} in Company Settings.`);
+  neededScopes.set(err, [...anyOf]);
+  throw err;
 }
 
 /**

@@ -18,6 +18,8 @@ export type AuditActor =
   | { type: "user"; id: string; email: string }
   | { type: "cli" }
   | { type: "api_key"; id: string; name: string }
+  /** An app connected with OAuth (issue 32): `id` is its grant's id, `name` the app's name. */
+  | { type: "oauth_app"; id: string; name: string }
   | { type: "anonymous"; label: string };
 
 /** The actor of the admin CLI and of the admin API (the CLI is its only client). */
@@ -89,7 +91,7 @@ export function auditRow(record: AuditRecord): audit.AuditEventInsert {
   return {
     companyId: record.companyId,
     actorType: actor.type,
-    actorId: actor.type === "user" || actor.type === "api_key" ? actor.id : null,
+    actorId: actor.type === "user" || actor.type === "api_key" || actor.type === "oauth_app" ? actor.id : null,
     actorLabel: actorLabel(actor),
     action: record.action,
     targetType: record.target?.type ?? null,
@@ -100,7 +102,7 @@ export function auditRow(record: AuditRecord): audit.AuditEventInsert {
   };
 }
 
-/** The "who" column: the user's email, `cli`, `API key "<name>"`, or the anonymous label. */
+/** The "who" column: the user's email, `cli`, `API key "<name>"`, `App "<name>"` (OAuth), or the anonymous label. */
 function actorLabel(actor: AuditActor): string {
   switch (actor.type) {
     case "user":
@@ -109,6 +111,8 @@ function actorLabel(actor: AuditActor): string {
       return "cli";
     case "api_key":
       return `API key "${actor.name}"`;
+    case "oauth_app":
+      return `App "${actor.name}"`;
     case "anonymous":
       return actor.label;
   }
