@@ -253,8 +253,11 @@ const GROUP_MAX = 20;
  * row locks, which nobody holds against it, so it never waits for another transaction and is in no deadlock (should
  * PostgreSQL still break one by failing the group, its operations run again one by one). An upsert adds its match
  * locks (advisory, db/upsert-locks.ts): the group takes those of all its upserts first, before any write, in lock-id
- * order, as a lone upsert takes its own in one statement before its writes; so whoever waits for a match lock holds
- * no lock the holder could wait for. An upsert in a group never updates (one that matches ends the group), so the
+ * order, as a lone upsert takes its own in one statement before its writes; so a lone upsert that waits for a match
+ * lock holds no lock the group could wait for. An atomic batch can: it holds the event-order lock from its first
+ * write while it takes its later upserts' match locks; should it meet a group that way, PostgreSQL fails one of the
+ * two, and either answers as if it had not met the other (the group's operations run one by one, the atomic batch
+ * runs again, `DEADLOCK_ATTEMPTS`). An upsert in a group never updates (one that matches ends the group), so the
  * group holds no existing item's row. What waits: the company's other event writes, and upserts of the group's keys,
  * for at most one group (GROUP_MAX creates, a few ms each) where they waited for one create.
  * The dispatcher is woken after the commit.
