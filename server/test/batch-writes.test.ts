@@ -147,27 +147,30 @@ describe("items batch: upserts that create are committed together (PostgreSQL), 
   type UpsertResultRow = { index: number; status: number; upsert?: string; item: { item_id: string; name: string; version: number } | null };
   const upsertOp = (email: string, name: string) => ({ op: "upsert", ...createBody({ name, metadata: { email } }) });
 
-  it("the batch's own duplicates run in order: a later upsert of an email created earlier in the batch updates that item", async () => {
+  it("the batch's own duplicates run in order (a later upsert of an email created earlier in the batch updates that item); an invalid one answers as alone", async () => {
     const [a, b, c] = [unique("dup-a"), unique("dup-b"), unique("dup-c")];
     await newItem(); // so that an event exists to count from
     const before = await t.server.ctx.prisma.webhookEvent.findFirst({ where: { companyId: t.companyId }, orderBy: { seq: "desc" } });
     const res = await api("POST", ITEMS, {
-      operations: [upsertOp(a, "A1"), upsertOp(b, "B1"), upsertOp(a.toUpperCase(), "A2"), upsertOp(c, "C1"), upsertOp(b, "B1"), upsertOp(a, "A3")],
+      operations: [upsertOp(a, "A1"), upsertOp("not-an-email", "Bad"), upsertOp(b, "B1"), upsertOp(a.toUpperCase(), "A2"), upsertOp(c, "C1"), upsertOp(b, "B1"), upsertOp(a, "A3")],
     });
     expect(res.status).toBe(200);
-    const results = res.body.results as UpsertResultRow[];
+    const results = res.body.results as (UpsertResultRow & { problem: unknown })[];
     expect(results.map((r) => [r.status, r.upsert])).toEqual([
       [201, "created"],
+      [422, undefined],
       [201, "created"],
       [200, "updated"],
       [201, "created"],
       [200, "unchanged"],
       [200, "updated"],
     ]);
-    const [idA, idB, idC] = [results[0]!.item!.item_id, results[1]!.item!.item_id, results[3]!.item!.item_id];
-    expect([results[2]!.item!.item_id, results[5]!.item!.item_id, results[4]!.item!.item_id]).toEqual([idA, idA, idB]);
-    expect(results[5]!.item).toMatchObject({ name: "A3", version: 3 });
-    expect((await api("GET", `/v1/ext/items/${idA}`)).body).toEqual(results[5]!.item);
+    // The invalid one answers in its place what it answers alone; the group's other creates are applied.
+    expect(results[1]!.problem).toEqual((await api("POST", "/v1/ext/items/upsert", createBody({ name: "Bad", metadata: { email: "not-an-email" } }))).body);
+    const [idA, idB, idC] = [results[0]!.item!.item_id, results[2]!.item!.item_id, results[4]!.item!.item_id];
+    expect([results[3]!.item!.item_id, results[6]!.item!.item_id, results[5]!.item!.item_id]).toEqual([idA, idA, idB]);
+    expect(results[6]!.item).toMatchObject({ name: "A3", version: 3 });
+    expect((await api("GET", `/v1/ext/items/${idA}`)).body).toEqual(results[6]!.item);
     for (const email of [a, b, c]) {
       expect(await t.server.ctx.prisma.item.count({ where: { companyId: t.companyId, metadata: { path: ["email"], equals: email } } })).toBe(1);
     }
