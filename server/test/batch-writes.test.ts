@@ -6,7 +6,9 @@
  * rate-limit unit per batch; `Idempotency-Key` over the whole batch (replay, reuse, concurrent duplicate); two atomic
  * batches touching the same items in opposite orders, concurrently (no deadlock); a non-atomic batch's deliveries all
  * arrive in operation order (its dispatcher wake-ups are throttled); a database error in one of several consecutive
- * creates (committed together on PostgreSQL) is that operation's 500 alone. Both databases.
+ * creates (committed together on PostgreSQL) is that operation's 500 alone; upserts that create (committed together on
+ * PostgreSQL too) handle the batch's own duplicates in order, and concurrent batches of the same emails in different
+ * orders, beside single upserts, make one item per email. Both databases.
  */
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { createUser } from "../src/services/users";
@@ -139,6 +141,72 @@ describe("items batch: creates committed together (PostgreSQL) still answer as a
       await t.server.ctx.prisma.$executeRawUnsafe(`ALTER TABLE items DROP CONSTRAINT batch_test_fault`);
     }
   });
+});
+
+describe("items batch: upserts that create are committed together (PostgreSQL), exactly as alone", () => {
+  type UpsertResultRow = { index: number; status: number; upsert?: string; item: { item_id: string; name: string; version: number } | null };
+  const upsertOp = (email: string, name: string) => ({ op: "upsert", ...createBody({ name, metadata: { email } }) });
+
+  it("the batch's own duplicates run in order (a later upsert of an email created earlier in the batch updates that item); an invalid one answers as alone", async () => {
+    const [a, b, c] = [unique("dup-a"), unique("dup-b"), unique("dup-c")];
+    await newItem(); // so that an event exists to count from
+    const before = await t.server.ctx.prisma.webhookEvent.findFirst({ where: { companyId: t.companyId }, orderBy: { seq: "desc" } });
+    const res = await api("POST", ITEMS, {
+      operations: [upsertOp(a, "A1"), upsertOp("not-an-email", "Bad"), upsertOp(b, "B1"), upsertOp(a.toUpperCase(), "A2"), upsertOp(c, "C1"), upsertOp(b, "B1"), upsertOp(a, "A3")],
+    });
+    expect(res.status).toBe(200);
+    const results = res.body.results as (UpsertResultRow & { problem: unknown })[];
+    expect(results.map((r) => [r.status, r.upsert])).toEqual([
+      [201, "created"],
+      [422, undefined],
+      [201, "created"],
+      [200, "updated"],
+      [201, "created"],
+      [200, "unchanged"],
+      [200, "updated"],
+    ]);
+    // The invalid one answers in its place what it answers alone; the group's other creates are applied.
+    expect(results[1]!.problem).toEqual((await api("POST", "/v1/ext/items/upsert", createBody({ name: "Bad", metadata: { email: "not-an-email" } }))).body);
+    const [idA, idB, idC] = [results[0]!.item!.item_id, results[2]!.item!.item_id, results[4]!.item!.item_id];
+    expect([results[3]!.item!.item_id, results[6]!.item!.item_id, results[5]!.item!.item_id]).toEqual([idA, idA, idB]);
+    expect(results[6]!.item).toMatchObject({ name: "A3", version: 3 });
+    expect((await api("GET", `/v1/ext/items/${idA}`)).body).toEqual(results[6]!.item);
+    for (const email of [a, b, c]) {
+      expect(await t.server.ctx.prisma.item.count({ where: { companyId: t.companyId, metadata: { path: ["email"], equals: email } } })).toBe(1);
+    }
+    const events = await t.server.ctx.prisma.webhookEvent.findMany({ where: { companyId: t.companyId, seq: { gt: before!.seq } }, orderBy: { seq: "asc" } });
+    expect(events.map((e) => [e.type, e.resourceId])).toEqual([
+      ["item.created", idA],
+      ["item.created", idB],
+      ["item.updated", idA],
+      ["item.created", idC],
+      ["item.updated", idA],
+    ]);
+  });
+
+  it("concurrent batches upserting the same new emails in different orders, beside single upserts of them, make one item per email", async () => {
+    const emails = Array.from({ length: 30 }, (_, i) => unique(`race-${i}`));
+    const orders = [emails, [...emails].reverse(), [...emails.slice(15), ...emails.slice(0, 15)], emails.filter((_, i) => i % 2 === 0).concat(emails.filter((_, i) => i % 2 === 1))];
+    const batches = Array.from({ length: 8 }, (_, n) => api("POST", ITEMS, { operations: orders[n % orders.length]!.map((e) => upsertOp(e, `Race ${n}`)) }));
+    const singles = emails.slice(0, 10).map((e) => api("POST", "/v1/ext/items/upsert", createBody({ name: "Race single", metadata: { email: e } })));
+    const [batchResponses, singleResponses] = [await Promise.all(batches), await Promise.all(singles)];
+    for (const r of [...batchResponses, ...singleResponses]) expect(r.status).toBeLessThan(300);
+    const byEmail = new Map<string, { status: number; id: string }[]>(emails.map((e) => [e, []]));
+    batchResponses.forEach((r, n) => {
+      for (const [i, result] of (r.body.results as UpsertResultRow[]).entries()) {
+        expect(result.status === 201 || result.status === 200).toBe(true);
+        byEmail.get(orders[n % orders.length]![i]!)!.push({ status: result.status, id: result.item!.item_id });
+      }
+    });
+    singleResponses.forEach((r, i) => byEmail.get(emails[i]!)!.push({ status: r.status, id: r.body.item_id }));
+    for (const [email, answers] of byEmail) {
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      expect(new Set(answers.map((a) => a.id)).size).toBe(1);
+      const items = await t.server.ctx.prisma.item.findMany({ where: { companyId: t.companyId, metadata: { path: ["email"], equals: email } } });
+      expect(items.map((i) => i.id)).toEqual([answers[0]!.id]);
+      expect(await t.server.ctx.prisma.webhookEvent.count({ where: { companyId: t.companyId, type: "item.created", resourceId: items[0]!.id } })).toBe(1);
+    }
+  }, 60_000);
 });
 
 describe("items batch: deliveries", () => {

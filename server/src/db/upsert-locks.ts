@@ -99,3 +99,58 @@ export async function lockMatchKeys(
 export function pipelineState(archived: boolean | null | undefined): LockedPipeline {
   return archived === null || archived === undefined ? "missing" : archived ? "archived" : "active";
 }
+
+/** One upsert of a group whose match locks `lockMatchKeysOfMany` takes. */
+export interface MatchLockRequest {
+  pipelineId: string;
+  match: "any" | "all";
+  keys: MatchKey[];
+}
+
+/**
+ * Inside a transaction `q` that will run several upserts of company `companyId` (a non-atomic batch's group,
+ * services/batch.ts `runGroup`): takes the match locks of all of them in ONE statement, in lock-id order (each lock
+ * id exactly as `matchLockIds` computes it for that upsert), held until the transaction ends. Taking every lock
+ * before the group writes anything is what keeps the group out of deadlocks: a transaction holding locks in the
+ * group's order could otherwise wait for a later upsert's key that another transaction holds while it waits for one
+ * the group holds (a lone upsert takes its keys in lock-id order in one statement too). Afterwards the group's own
+ * `insertItemUnlessMatchLocked` statements take those locks again at once (advisory locks are re-entrant).
+ * @returns how many distinct locks were taken.
+ * @throws the driver's error (e.g. a lock timeout the operator configured).
+ */
+export async function lockMatchKeysOfMany(q: TransactionQuery, companyId: string, requests: MatchLockRequest[]): Promise<number> {
+  const op: number[] = [];
+  const pipeline: string[] = [];
+  const match: string[] = [];
+  const field: string[] = [];
+  const kind: string[] = [];
+  const value: string[] = [];
+  requests.forEach((r, n) => {
+    for (const k of r.keys) {
+      op.push(n);
+      pipeline.push(r.pipelineId);
+      match.push(r.match);
+      field.push(k.field);
+      kind.push(typeof k.value === "string" ? "s" : "j");
+      value.push(typeof k.value === "string" ? k.value : JSON.stringify(k.value));
+    }
+  });
+  if (op.length === 0) return 0;
+  const rows = await q<{ locks: number }>(
+    `WITH parts AS (
+       SELECT u.op, u.pipe, u.m, u.ord, u.f || chr(10) || u.k || chr(10) || CASE WHEN u.k = 's' THEN lower(btrim(u.v, $2)) ELSE u.v END AS part
+       FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(op, pipe, m, f, k, v, ord)
+     ), ids AS (
+       SELECT hashtextextended('upsert' || chr(10) || $1 || chr(10) || pipe || chr(10) || part, 0) AS id
+       FROM parts WHERE m = 'any'
+       UNION
+       SELECT hashtextextended('upsert' || chr(10) || $1 || chr(10) || min(pipe) || chr(10) || string_agg(part, chr(11) ORDER BY ord), 0)
+       FROM parts WHERE m = 'all' GROUP BY op
+     ), taken AS MATERIALIZED (
+       SELECT id, pg_advisory_xact_lock(id) AS locked FROM ids ORDER BY id
+     )
+     SELECT count(*)::int AS locks FROM taken`,
+    [companyId, TRIM_CHARACTERS, op, pipeline, match, field, kind, value],
+  );
+  return Number(rows[0]?.locks ?? 0);
+}

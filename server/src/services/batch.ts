@@ -7,8 +7,9 @@
  * (notes deleted with their item, the events feed's ordering lock) applies to batches too.
  *
  * - Non-atomic (default): the operations run in order, each in its own statements or transaction as alone; a failure
- *   is that operation's result and the next one runs. On PostgreSQL, consecutive item creates share a transaction of
- *   up to GROUP_MAX of them (`runGroup`: one commit instead of one per create; still each answers as alone), and the
+ *   is that operation's result and the next one runs. On PostgreSQL, consecutive item creates and upserts that create
+ *   share a transaction of up to GROUP_MAX of them (`runGroup`, `itemGroupPlan`: one commit instead of one per
+ *   create; still each answers as alone; an upsert that matches an item runs alone, after the group), and the
  *   webhook dispatcher is woken at most every WAKE_EVERY_MS while the batch runs (services/wake-throttle.ts).
  * - Atomic (`atomic: true`): all operations run in ONE transaction (db/sql.ts `inEnclosingTransaction`: the
  *   services' raw statements join it, their own transactions become savepoints), after the company's batch lock
@@ -36,12 +37,13 @@ import {
 import type { AppContext } from "../context";
 import { isDeadlock, lockCompanyBatches } from "../db/batch-locks";
 import { findStoredResponse, holdKeyForRequest, storeFailureOrRead, storeResponse } from "../db/idempotency";
-import { inEnclosingTransaction } from "../db/sql";
+import { inEnclosingTransaction, type TransactionQuery } from "../db/sql";
+import { lockMatchKeysOfMany } from "../db/upsert-locks";
 import type { AuditActor } from "./audit-log";
 import { DomainError } from "./errors";
 import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { deleteItem } from "./item-delete";
-import { upsertItem } from "./item-upsert";
+import { createUnlessMatched, prepareUpsert, upsertItem, type PreparedUpsert } from "./item-upsert";
 import { createItem, updateItem } from "./items";
 import { createTask, updateTask } from "./tasks";
 import { throttleWakes } from "./wake-throttle";
@@ -142,8 +144,31 @@ interface BatchRun<Op, R> {
   resourceKey: "item" | "task";
   /** Runs one valid operation through its single-request service with the context it is given. */
   apply: (ctx: AppContext, op: Op) => Promise<Applied<R>>;
-  /** Whether a valid operation may share a group commit with its neighbours in a non-atomic batch (`runGroup`). */
-  groupable?: (op: Op) => boolean;
+  /** How valid operations may share a group commit with their neighbours in a non-atomic batch (`runGroup`). */
+  group?: GroupPlan<Op, R>;
+}
+
+/** How consecutive operations of a non-atomic batch share one transaction on PostgreSQL (`runGroup`). */
+interface GroupPlan<Op, R> {
+  /**
+   * Whether a valid operation may join a group, given the result of the last operation that ran alone in this batch
+   * (undefined when none did).
+   */
+  groupable(op: Op, lastAlone: Result | undefined): boolean;
+  /** Before the group's transaction opens (reads through Prisma are allowed here): what its operations need. */
+  begin(ctx: AppContext, ops: Op[]): Promise<GroupWork<R>>;
+}
+
+/** The work of one group, from `GroupPlan.begin`. */
+interface GroupWork<R> {
+  /** The first statement(s) inside the group's transaction: the locks its operations need, in a fixed order. */
+  lock(q: TransactionQuery): Promise<void>;
+  /**
+   * Runs the group's operation `k` inside the transaction as it would answer alone (a DomainError raised before its
+   * statement or by a statement that wrote nothing); null when it wrote nothing and must run alone instead: the group
+   * commits without it and ends there.
+   */
+  apply(ctx: AppContext, k: number): Promise<Applied<R> | null>;
 }
 
 /** Non-atomic: each operation on its own, in order; a failure is its result. */
@@ -159,8 +184,13 @@ async function runEach<Op extends { ref: string | null }, R>(ctx: AppContext, ru
 }
 
 async function runEachWith<Op extends { ref: string | null }, R>(ctx: AppContext, run: BatchRun<Op, R>): Promise<BatchResponse> {
-  const { operations, resourceKey, groupable } = run;
+  const { operations, resourceKey, group: plan } = run;
   const results: Result[] = [];
+  let lastAlone: Result | undefined;
+  const alone = async (i: number) => {
+    lastAlone = await runAlone(ctx, run, i, operations[i] as Op);
+    results.push(lastAlone);
+  };
   for (let index = 0; index < operations.length; ) {
     const op = operations[index]!;
     if (isInvalid(op)) {
@@ -169,12 +199,18 @@ async function runEachWith<Op extends { ref: string | null }, R>(ctx: AppContext
       continue;
     }
     let end = index + 1;
-    if (ctx.db.kind === "postgres" && groupable?.(op)) {
-      while (end < operations.length && end - index < GROUP_MAX && !isInvalid(operations[end]) && groupable(operations[end] as Op)) end++;
+    if (ctx.db.kind === "postgres" && plan?.groupable(op, lastAlone)) {
+      while (end < operations.length && end - index < GROUP_MAX && !isInvalid(operations[end]) && plan.groupable(operations[end] as Op, lastAlone)) end++;
     }
-    const group = end - index > 1 ? await runGroup(ctx, run, index, end) : null;
-    if (group) results.push(...group);
-    else for (let i = index; i < end; i++) results.push(await runAlone(ctx, run, i, operations[i] as Op));
+    const group = plan && end - index > 1 ? await runGroup(ctx, run, plan, index, end) : null;
+    if (group) {
+      results.push(...group);
+      index += group.length;
+      // The operation that ended the group early (it wrote nothing there) runs alone, after the group's commit.
+      if (index < end) await alone(index++);
+      continue;
+    }
+    for (let i = index; i < end; i++) await alone(i);
     index = end;
   }
   return { status: 200, body: { results } };
@@ -196,32 +232,55 @@ async function runAlone<Op extends { ref: string | null }, R>(ctx: AppContext, {
 const GROUP_MAX = 20;
 
 /**
- * Runs the groupable operations `from`..`to - 1` (`BatchRun.groupable`: item creates) of a non-atomic batch in ONE
- * transaction on PostgreSQL, each through its service as alone (db/sql.ts `inEnclosingTransaction`), and commits them
- * together: one WAL flush for the group instead of one per operation, the dominant cost of a create. Each still
- * answers as alone: a create's DomainError (invalid placement or metadata, unknown or archived pipeline) is raised
- * before its statement or by a statement that wrote nothing, so it is that operation's result and the group goes on.
+ * Runs the groupable operations `from`..`to - 1` (`GroupPlan.groupable`: item creates, and item upserts as long as
+ * they create) of a non-atomic batch in ONE transaction on PostgreSQL, each through its service as alone (db/sql.ts
+ * `inEnclosingTransaction`), and commits them together: one WAL flush for the group instead of one per operation,
+ * the dominant cost of a create. Each still answers as alone: a create's DomainError (invalid placement or metadata,
+ * unknown or archived pipeline) is raised before its statement or by a statement that wrote nothing, so it is that
+ * operation's result and the group goes on. An operation whose `GroupWork.apply` answers null (an upsert that matched
+ * an item: it wrote nothing) ends the group: the group commits the operations before it, and the caller runs it
+ * alone (so an update never holds its item's row lock in a group, and the batch's own duplicates run in order: an
+ * upsert matching an item made earlier in the group sees it, uncommitted, and goes on alone after the commit).
  * Anything else (a database error, which leaves the transaction unusable, a deadlock) rolls the whole group back,
  * and the caller runs its operations one by one as alone: null is returned then.
+ * @returns the results of the operations `from`.. up to the one that ended the group (fewer than `to - from` then),
+ * or null.
  *
  * Why it is safe to hold the group's locks until its commit: a create locks only the company and pipeline rows
  * (`FOR KEY SHARE`), the foreign keys' stage and status rows (likewise; a pipeline's structure never changes, and
  * only its deletion removes them, which first waits at the company and pipeline rows the group holds) and, last, the
  * company's event-order lock (db/outbox.ts); after the first create the group holds all but those stage and status
  * row locks, which nobody holds against it, so it never waits for another transaction and is in no deadlock (should
- * PostgreSQL still break one by failing the group, its operations run again one by one). What waits: the company's
- * other event writes, for at most one group (GROUP_MAX creates, a few ms each) where they waited for one create.
+ * PostgreSQL still break one by failing the group, its operations run again one by one). An upsert adds its match
+ * locks (advisory, db/upsert-locks.ts): the group takes those of all its upserts first, before any write, in lock-id
+ * order, as a lone upsert takes its own in one statement before its writes; so a lone upsert that waits for a match
+ * lock holds no lock the group could wait for. An atomic batch can: it holds the event-order lock from its first
+ * write while it takes its later upserts' match locks; should it meet a group that way, PostgreSQL fails one of the
+ * two, and either answers as if it had not met the other (the group's operations run one by one, the atomic batch
+ * runs again, `DEADLOCK_ATTEMPTS`). An upsert in a group never updates (one that matches ends the group), so the
+ * group holds no existing item's row. What waits: the company's other event writes, and upserts of the group's keys,
+ * for at most one group (GROUP_MAX creates, a few ms each) where they waited for one create.
  * The dispatcher is woken after the commit.
  */
-async function runGroup<Op extends { ref: string | null }, R>(ctx: AppContext, run: BatchRun<Op, R>, from: number, to: number): Promise<Result[] | null> {
+async function runGroup<Op extends { ref: string | null }, R>(
+  ctx: AppContext,
+  run: BatchRun<Op, R>,
+  plan: GroupPlan<Op, R>,
+  from: number,
+  to: number,
+): Promise<Result[] | null> {
   const quiet: AppContext = { ...ctx, eventsCommitted: () => undefined };
   try {
-    const results = await inEnclosingTransaction(ctx.prisma, async () => {
+    const work = await plan.begin(ctx, run.operations.slice(from, to) as Op[]);
+    const results = await inEnclosingTransaction(ctx.prisma, async (q) => {
+      await work.lock(q);
       const out: Result[] = [];
       for (let index = from; index < to; index++) {
         const op = run.operations[index] as Op;
         try {
-          out.push(success(index, op.ref, run.resourceKey, await run.apply(quiet, op)));
+          const applied = await work.apply(quiet, index - from);
+          if (!applied) break;
+          out.push(success(index, op.ref, run.resourceKey, applied));
         } catch (err) {
           if (!(err instanceof DomainError)) throw err;
           out.push(failure(index, op.ref, run.resourceKey, problemOf(err)));
@@ -229,7 +288,7 @@ async function runGroup<Op extends { ref: string | null }, R>(ctx: AppContext, r
       }
       return out;
     });
-    ctx.eventsCommitted();
+    if (results.length > 0) ctx.eventsCommitted();
     return results;
   } catch (err) {
     ctx.logger.warn({ err, from, to }, "batch group rolled back; its operations run one by one");
@@ -304,9 +363,60 @@ export function runItemBatch(ctx: AppContext, caller: BatchCaller, envelope: Bat
     ctx,
     caller,
     envelope,
-    { operations, resourceKey: "item", apply: (c, op) => applyItemOperation(c, caller, op), groupable: (op) => op.op === "create" },
+    { operations, resourceKey: "item", apply: (c, op) => applyItemOperation(c, caller, op), group: itemGroupPlan(caller) },
     claim,
   );
+}
+
+/**
+ * The group commit of an items batch (`runGroup`): creates, and upserts until one matches an item. Before the
+ * transaction, every upsert of the group is validated (services/item-upsert.ts `prepareUpsert`; its DomainError is
+ * its result, in its place); inside, the match locks of all of them are taken first, in lock-id order, in one
+ * statement (db/upsert-locks.ts `lockMatchKeysOfMany`, which says why that order keeps the group out of deadlocks),
+ * then each upsert runs `createUnlessMatched`: its match under those locks, and its create when nothing matched
+ * (concurrent upserts of one key, in batches or alone, still make exactly one item: whoever holds the key's lock
+ * first commits its item before the other's match query runs). An upsert that matched ends the group and runs alone;
+ * the upserts after it run alone too until one of them creates.
+ */
+function itemGroupPlan(caller: BatchCaller): GroupPlan<ItemBatchOperation, Item> {
+  return {
+    // After an upsert that matched an item (it ran alone), the next ones are likely to match too (a file imported
+    // again): they run alone, without opening a group that would end at once, until one creates.
+    groupable: (op, lastAlone) => op.op === "create" || (op.op === "upsert" && lastAlone?.upsert !== "updated" && lastAlone?.upsert !== "unchanged"),
+    begin: async (ctx, ops) => {
+      const prepared: (PreparedUpsert | DomainError | null)[] = [];
+      for (const op of ops) {
+        if (op.op !== "upsert") prepared.push(null);
+        else {
+          try {
+            prepared.push(await prepareUpsert(ctx, caller.companyId, op.body));
+          } catch (err) {
+            if (!(err instanceof DomainError)) throw err;
+            prepared.push(err);
+          }
+        }
+      }
+      const upserts = prepared.filter((p): p is PreparedUpsert => p !== null && !(p instanceof DomainError));
+      return {
+        lock: async (q) => {
+          await lockMatchKeysOfMany(
+            q,
+            caller.companyId,
+            upserts.map((p) => ({ pipelineId: p.search.pipelineId, match: p.search.match, keys: p.criteria })),
+          );
+        },
+        apply: async (c, k) => {
+          const op = ops[k]!;
+          const p = prepared[k];
+          if (op.op !== "upsert") return applyItemOperation(c, caller, op);
+          if (p instanceof DomainError) throw p;
+          if (!p) throw new Error("upsert without its preparation"); // unreachable: begin prepares every upsert
+          const outcome = await createUnlessMatched(c, p);
+          return outcome && { status: 201, resource: outcome.item, upsert: outcome.result };
+        },
+      };
+    },
+  };
 }
 
 async function applyItemOperation(ctx: AppContext, caller: BatchCaller, op: ItemBatchOperation): Promise<Applied<Item>> {

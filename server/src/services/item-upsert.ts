@@ -11,10 +11,11 @@
  * the idempotent response last. Concurrent upserts of one key, in any number of server processes on one database,
  * therefore make exactly one item; the others update or leave it.
  */
-import { UPSERT_RESULT_HEADER, type Item, type ItemUpsert, type UpsertResult, resourceLocation } from "@stageline/shared";
+import { UPSERT_RESULT_HEADER, type Blueprint, type DuplicateDetection, type Item, type ItemUpsert, type UpsertResult, resourceLocation } from "@stageline/shared";
 import type { AppContext } from "../context";
 import * as items from "../db/items";
 import { claimKey, storeResponse } from "../db/idempotency";
+import type { PipelineStructure } from "../db/pipelines";
 import { sqlOf, type TransactionQuery } from "../db/sql";
 import { lockMatchKeys } from "../db/upsert-locks";
 import { unknownApiKey } from "./api-keys";
@@ -65,6 +66,34 @@ class InsertRefused extends Error {}
  * under the upsert `MATCH_ATTEMPTS` times.
  */
 export async function upsertItem(ctx: AppContext, companyId: string, input: ItemUpsert, claim?: IdempotencyClaim): Promise<UpsertOutcome> {
+  return runPreparedUpsert(ctx, await prepareUpsert(ctx, companyId, input), claim);
+}
+
+/**
+ * An upsert validated by `prepareUpsert` (no database write yet): what `runPreparedUpsert` and `createUnlessMatched`
+ * run, and the match keys whose locks a batch's group takes up front (db/upsert-locks.ts `lockMatchKeysOfMany`).
+ */
+export interface PreparedUpsert {
+  companyId: string;
+  input: ItemUpsert;
+  structure: PipelineStructure;
+  blueprint: Blueprint;
+  detection: DuplicateDetection;
+  criteria: items.DuplicateCriterion[];
+  changes: ItemChanges;
+  request: { stageId: string | undefined; statusId: string | undefined };
+  search: items.DuplicateSearch;
+  /** The create it would make (pure; its failures, e.g. a required field missing, count only if it creates). */
+  create: ReturnType<typeof planCreate>;
+}
+
+/**
+ * The validation half of `upsertItem` (everything that may read through Prisma or the pipeline cache, before any
+ * transaction opens): the pipeline, placement, metadata, duplicate detection and match criteria.
+ * @throws DomainError as `upsertItem` does before it writes: 422 `invalid_reference` (an unknown pipeline, a bad
+ * placement or metadata), 422 `upsert_unavailable`.
+ */
+export async function prepareUpsert(ctx: AppContext, companyId: string, input: ItemUpsert): Promise<PreparedUpsert> {
   // Everything that may read through Prisma or the pipeline cache happens here, before the transaction opens.
   const { pipeline: structure, placement: createPlacement } = await placeNewItem(ctx.prisma, companyId, input);
   const request = { stageId: input.stage_id, statusId: input.status_id };
@@ -102,9 +131,35 @@ export async function upsertItem(ctx: AppContext, companyId: string, input: Item
   };
 
   const search = { companyId, pipelineId: structure.id, criteria, match: detection.match, limit: MAX_DUPLICATE_MATCHES };
-  // The create it would make (pure; its failures, e.g. a required field missing, count only if it creates).
   const create = planCreate(companyId, structure, createPlacement, input);
+  return { companyId, input, structure, blueprint, detection, criteria, changes, request, search, create };
+}
 
+/**
+ * Inside a non-atomic batch's group transaction (services/batch.ts `runGroup`, db/sql.ts `inEnclosingTransaction`)
+ * whose match locks are already held (`lockMatchKeysOfMany`, taken in lock-id order before any write): the create
+ * half of an upsert, one statement (db/items.ts `insertItemUnlessMatchLocked`: the match under the locks, and the
+ * insert only when nothing matched; it sees the group's own earlier creates). The item and its `item.created` event
+ * commit with the group.
+ * @returns the outcome `created` as `upsertItem` answers it; or null when nothing was written and the upsert must run
+ * alone instead (`runPreparedUpsert`), after the group commits: it matched an item (an update, or `ambiguous_match`),
+ * its create is invalid, or the pipeline or company went away meanwhile (the answers of those come from that run).
+ * @throws the driver's error (the group then rolls back and its operations run one by one).
+ */
+export async function createUnlessMatched(ctx: AppContext, prepared: PreparedUpsert): Promise<UpsertOutcome | null> {
+  const { create, search } = prepared;
+  if (!create.ok) return null;
+  const found = await items.insertItemUnlessMatchLocked(ctx.prisma, create.value.row, create.value.event, search);
+  if (found.hits || found.companyGone || found.shortId === null) return null;
+  return { result: "created", item: { ...create.value.created, short_id: found.shortId } };
+}
+
+/**
+ * The write half of `upsertItem` for an upsert `prepareUpsert` validated: match, then create or update, atomically.
+ * @throws DomainError and the rest as `upsertItem`.
+ */
+export async function runPreparedUpsert(ctx: AppContext, prepared: PreparedUpsert, claim?: IdempotencyClaim): Promise<UpsertOutcome> {
+  const { companyId, input, structure, blueprint, detection, criteria, changes, request, search, create } = prepared;
   /** The outcome of a create made by `insertItemUnlessMatchLocked` (which found no match). */
   const created = async (q: TransactionQuery | null, found: items.LockedMatchOutcome) => {
     if (found.hits) throw new Error("created() called with matches"); // unreachable: callers check `hits` first
