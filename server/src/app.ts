@@ -12,6 +12,7 @@ import type { AppContext } from "./context";
 import { requireAuth, resolveApiKey } from "./http/auth";
 import { docsRouter } from "./http/docs-page";
 import { healthRouter, PROBE_PATHS } from "./http/health";
+import { oauthRouter } from "./oauth/router";
 import { bodyTimeout } from "./http/body-timeout";
 import { routeSemantics } from "./http/method-not-allowed";
 import { notFoundHandler } from "./http/not-found";
@@ -60,6 +61,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(bodyTimeout(ctx.config.bodyTimeoutMs));
   // Liveness and readiness probes: no key, no rate limit (http/health.ts).
   app.use(healthRouter(ctx));
+  // The OAuth authorization server (/oauth, /.well-known/oauth-authorization-server): it parses its own bodies.
+  app.use(oauthRouter(ctx));
 
   app.use("/console", consoleRouter(ctx));
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));

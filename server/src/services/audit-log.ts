@@ -57,6 +57,7 @@ export const AUDIT_ACTIONS = {
   "note.pinned": "Note pinned",
   "note.unpinned": "Note unpinned",
   "note.deleted": "Note deleted",
+  "oauth_grant.created": "App connected (OAuth)",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */
