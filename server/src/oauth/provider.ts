@@ -114,7 +114,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
     claims: { openid: ["sub"] },
     pkce: { required: () => true },
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
-    clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic" },
+    clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic", id_token_signed_response_alg: "ES256" },
     rotateRefreshToken: true,
     // Opaque tokens only: nothing signed leaves the server except what oidc-provider signs for its own cookies.
     ttl: {
