@@ -6,7 +6,7 @@
  * (a reused one revokes its grant: oidc-provider's refresh_token grant), resource indicators (RFC 8707: opaque
  * 1-hour access tokens bound to one of oauth/resources.ts), `iss` in the authorization response (RFC 9207),
  * revocation (RFC 7009), Dynamic Client Registration (RFC 7591), Client ID Metadata Documents. Off: implicit, hybrid,
- * id_token responses, device flow, introspection, userinfo-only tokens, devInteractions.
+ * id_token responses, device flow, introspection, userinfo, logout endpoint, PAR, DPoP, devInteractions.
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -147,6 +147,11 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       introspection: { enabled: false },
       userinfo: { enabled: false },
       deviceFlow: { enabled: false },
+      // Not in the contract, so not offered: logout endpoint, pushed authorization requests, DPoP-bound tokens (the
+      // resource side checks bearer tokens only: oauth-storage.md).
+      rpInitiatedLogout: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
       clientIdMetadataDocument: { enabled: true, ack: "draft-02" },

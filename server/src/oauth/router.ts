@@ -28,7 +28,8 @@ export function authorizationServerMetadata(origin: string): Record<string, unkn
     jwks_uri: at("/jwks"),
     scopes_supported: OAUTH_SCOPES,
     response_types_supported: ["code"],
-    response_modes_supported: ["query"],
+    // oidc-provider answers in every OAuth response mode it knows (query is the default for the code flow).
+    response_modes_supported: ["form_post", "fragment", "query"],
     grant_types_supported: ["authorization_code", "refresh_token"],
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "client_secret_post"],
