@@ -10,6 +10,8 @@ import { createHash } from "node:crypto";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { createConsoleUser, signInOverHttp, type ConsoleUser } from "./helpers/console-browser";
 import { formOf, loadOauth, TestBrowser, type Oauth } from "./helpers/oauth-flow";
+import { Secret, TOTP } from "otpauth";
+import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -224,6 +226,37 @@ describe("authorization code flow", () => {
     expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(mcp);
     const bad = await new TestBrowser(t.url).get(authUrl(client, verifier, state, { resource: "https://evil.example/api" }).href);
     expect(bad.location ?? "").toMatch(/error=invalid_target/);
+  });
+});
+
+describe("sign-in", () => {
+  it("asks a user with two-factor sign-in for the code before the consent page, then continues the authorization", async () => {
+    const user = await createConsoleUser(t, "admin");
+    const db = t.server.ctx.prisma;
+    await beginSetup(db, user.id);
+    const { secret } = (await pendingSetup(db, user.id))!;
+    const totp = new TOTP({ secret: Secret.fromBase32(secret.replace(/\s/g, "")), algorithm: "SHA1", digits: 6, period: 30 });
+    const first = totp.generate();
+    await confirmSetup(db, user.id, first, { actor: { type: "cli" } });
+    const b = await signedInBrowser(user); // only the password step: the session waits for its second factor
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const second = await b.get(authUrl(client, verifier, state).href);
+    expect(second.url).toMatch(/\/console\/sign-in\/two-factor\?next=%2Fconsole%2Foauth%2Finteraction%2F/);
+    const csrf = formOf(second.text).csrf;
+    const next = /name="next" value="([^"]+)"/.exec(second.text)![1]!.replace(/&#x2F;|&#47;/g, "/");
+    const code = totp.generate({ timestamp: Date.now() + 30_000 }); // the next step's code (the first one is spent)
+    const consent = await b.post("/console/sign-in/two-factor", new URLSearchParams({ _csrf: csrf, next, code }));
+    expect(consent.status).toBe(200);
+    expect(consent.url).toMatch(/\/console\/oauth\/interaction\//);
+    expect(consent.text).toContain("Connect Test Agent to Stageline");
+  });
+
+  it("sends a browser that is not signed in to the console's sign-in, which comes back to the request", async () => {
+    const client = await register();
+    const page = await new TestBrowser(t.url).get(authUrl(client, oauth.generateRandomCodeVerifier(), "s").href);
+    expect(page.url).toMatch(/\/console\/sign-in\?next=%2Fconsole%2Foauth%2Finteraction%2F/);
   });
 });
 
