@@ -10,6 +10,8 @@ import type { SqlRunner } from "./sql";
 export interface OAuthRecordRow {
   payload: Record<string, unknown>;
   consumed: boolean;
+  /** When it was consumed, in epoch seconds; null when not consumed. */
+  consumedAt: number | null;
 }
 
 /** What `upsertOAuthRecord` writes. */
@@ -48,7 +50,9 @@ const LIVE = "(expires_at is null or expires_at > now())";
 
 function toRow(rows: { payload: Record<string, unknown>; consumed_at: Date | null }[]): OAuthRecordRow | undefined {
   const row = rows[0];
-  return row ? { payload: row.payload, consumed: row.consumed_at !== null } : undefined;
+  if (!row) return undefined;
+  const consumedAt = row.consumed_at === null ? null : Math.floor(new Date(row.consumed_at).getTime() / 1000);
+  return { payload: row.payload, consumed: consumedAt !== null, consumedAt };
 }
 
 /** The live (unexpired) record `model`/`id`, or undefined. */

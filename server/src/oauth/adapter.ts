@@ -68,7 +68,7 @@ export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthA
       if (!row) return undefined;
       const payload: Payload = { ...row.payload };
       if (this.bearer && id !== undefined) payload.jti = id;
-      if (row.consumed) payload.consumed = true;
+      if (row.consumed) payload.consumed = row.consumedAt;
       if (this.model === "Client" && typeof payload.client_secret_sha256 === "string") {
         // The provider's compareClientSecret (patched in provider.ts) hashes the presented secret and compares it
         // with this value; the secret itself is not stored.
