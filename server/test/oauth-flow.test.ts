@@ -165,6 +165,13 @@ describe("authorization code flow", () => {
       expect(stored.some((r) => r.id === createHash("sha256").update(secret).digest("base64url"))).toBe(true);
     }
 
+    // The grant is audited, naming the app and the scopes, never a secret.
+    const audit = await t.server.ctx.prisma.auditEvent.findMany({ where: { companyId: t.companyId, action: "oauth_grant.created", targetId: access.grant_id! } });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]!.actorId).toBe(admin.id);
+    expect(audit[0]!.details).toEqual({ client_id: client.client_id, scopes: ["items:read", "tasks:read", "offline_access"], resource: rest });
+    for (const secret of [tokens.access_token, tokens.refresh_token!, code]) expect(JSON.stringify(audit)).not.toContain(secret);
+
     // Rotation: a new refresh token every time, the old one refused.
     const r1 = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure()));
     expect(r1.refresh_token).toBeTruthy();
@@ -315,6 +322,20 @@ describe("attacks", () => {
     const answered = await intruder.post(action, form);
     expect(answered.status).toBe(404);
     expect((await rows()).filter((r) => r.model === "Grant" && r.company_id === other.companyId)).toEqual([]);
+  });
+
+  it("another app cannot revoke or refresh with an app's refresh token", async () => {
+    const victim = await register();
+    const thief = await register({ client_name: "Thief" });
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const tokens = await exchange(victim, await authorize(await signedInBrowser(admin), victim, verifier, state), verifier, state);
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, thief, oauth.None(), tokens.refresh_token!, insecure()));
+    const stolen = await oauth.refreshTokenGrantRequest(as, thief, oauth.None(), tokens.refresh_token!, insecure());
+    expect(stolen.status).toBe(400);
+    // The victim's refresh token still works: the thief neither revoked nor used it.
+    const own = await oauth.processRefreshTokenResponse(as, victim, await oauth.refreshTokenGrantRequest(as, victim, oauth.None(), tokens.refresh_token!, insecure()));
+    expect(own.access_token).toBeTruthy();
   });
 
   it("a member cannot grant an admin-only scope, even by posting it", async () => {

@@ -84,10 +84,3 @@ export async function destroyOAuthRecord(sql: SqlRunner, model: string, id: stri
 export async function revokeOAuthGrant(sql: SqlRunner, grantId: string): Promise<void> {
   await sql.query(`delete from oauth_records where grant_id = $1 or (model = 'Grant' and id = $1)`, [grantId]);
 }
-
-/** The `Grant` record `grantId` when it belongs to `companyId` (tenant-scoped read), else undefined. */
-export async function findCompanyGrant(sql: SqlRunner, companyId: string, grantId: string): Promise<OAuthRecordRow | undefined> {
-  return toRow(
-    await sql.query(`select payload, consumed_at from oauth_records where model = 'Grant' and id = $1 and company_id = $2 and ${LIVE}`, [grantId, companyId]),
-  );
-}
