@@ -260,6 +260,28 @@ describe("sign-in", () => {
     expect(consent.text).toContain("Connect Test Agent to Stageline");
   });
 
+  it("the provider's own session never stands in for the console's: after a sign-out, or as another user, no silent code", async () => {
+    const client = await register();
+    const b = await signedInBrowser(admin);
+    const verifier = oauth.generateRandomCodeVerifier();
+    await authorize(b, client, verifier, "s1");
+    // Signed out of the console (its session cookie gone), the oidc-provider cookies of the same browser stay.
+    b.jar.remove(/^(__Host-)?stageline\.session$/);
+    const again = await b.get(authUrl(client, verifier, "s2").href);
+    expect(again.url).toMatch(/\/console\/sign-in\?next=/);
+    // Another user signed in on that browser answers as themself, on a consent page of their own.
+    const other = await createConsoleUser(t, "member");
+    b.jar.add((await signInOverHttp(t.url, other.email, other.password)).cookie!);
+    const page = await b.get(authUrl(client, verifier, "s3").href);
+    expect(page.url).toMatch(/\/console\/oauth\/interaction\//);
+    const { action, csrf } = formOf(page.text);
+    const form = new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" });
+    const done = await b.post(action, form);
+    const tokens = await exchange(client, new URL(done.location!), verifier, "s3");
+    const hashed = createHash("sha256").update(tokens.access_token).digest("base64url");
+    expect((await rows()).find((r) => r.id === hashed)!.payload.accountId).toBe(other.id);
+  });
+
   it("sends a browser that is not signed in to the console's sign-in, which comes back to the request", async () => {
     const client = await register();
     const page = await new TestBrowser(t.url).get(authUrl(client, oauth.generateRandomCodeVerifier(), "s").href);

@@ -65,9 +65,22 @@ export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: 
   };
 }
 
-/** Finishes the `login` step with the console's signed-in user (oidc-provider redirects back to the authorization). */
+/**
+ * Finishes the `login` step with the console's signed-in user (oidc-provider redirects back to the authorization).
+ * When the browser's provider session belongs to someone else (a console sign-out and another sign-in on the same
+ * browser), that session is ended first: the console's user is the one who answers, and oidc-provider's account
+ * switch (a logout page of its own, off here) is never needed.
+ */
 export async function finishLogin(ctx: AppContext, req: Req, res: Res, userId: string): Promise<void> {
   const provider = await oauthProvider(ctx);
+  const details = await provider.interactionDetails(req, res);
+  const sessionUid = details.session?.uid;
+  if (sessionUid && details.session?.accountId && details.session.accountId !== userId) {
+    const session = await provider.Session.findByUid(sessionUid);
+    await session?.destroy();
+    delete details.session;
+    await details.save(Math.max(1, (details.exp ?? 0) - Math.floor(Date.now() / 1000)));
+  }
   await provider.interactionFinished(req, res, { login: { accountId: userId } }, { mergeWithLastSubmission: false });
 }
 

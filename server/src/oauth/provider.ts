@@ -38,6 +38,7 @@ export interface OAuthProvider {
   interactionResult(req: IncomingMessage, res: ServerResponse, result: object, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
   Client: { find(id: string): Promise<OAuthClient | undefined>; prototype: { compareClientSecret(actual: string): unknown } };
   Grant: GrantClass;
+  Session: { findByUid(uid: string): Promise<{ destroy(): Promise<void> } | undefined> };
   on(event: string, listener: (...args: unknown[]) => void): void;
 }
 
@@ -70,8 +71,37 @@ export interface InteractionDetails {
   uid: string;
   params: Record<string, string | undefined>;
   prompt: { name: string; reasons: string[]; details: { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> } };
-  session?: { accountId?: string };
+  session?: { accountId?: string; uid?: string };
   grantId?: string;
+  /** Expiry, epoch seconds. */
+  exp?: number;
+  save(ttlSeconds: number): Promise<string>;
+}
+
+type PromptPolicy = { get(name: string): { checks: { push(check: unknown): void } } };
+interface OidcProviderModule {
+  default: new (issuer: string, config: object) => OAuthProvider;
+  errors: Record<string, new (msg: string) => Error>;
+  interactionPolicy: {
+    base(): PromptPolicy;
+    Check: (new (reason: string, description: string, check: (c: { oidc: { result?: { login?: unknown } } }) => boolean) => unknown) & { REQUEST_PROMPT: boolean; NO_NEED_TO_PROMPT: boolean };
+  };
+}
+
+/**
+ * oidc-provider's default prompts plus one rule: every authorization request goes through the console's interaction
+ * page, which finishes the login step with the console's signed-in user. The provider's own session cookie alone
+ * never issues a code: after a console sign-out, or with another user signed in on the same browser, the request
+ * goes back to the console (which asks to sign in, or answers as the user now signed in).
+ */
+function consoleConfirmedPolicy(ip: OidcProviderModule["interactionPolicy"]): PromptPolicy {
+  const policy = ip.base();
+  policy.get("login").checks.push(
+    new ip.Check("console_confirmation", "the console's signed-in user confirms every authorization", (c) =>
+      c.oidc.result?.login ? ip.Check.NO_NEED_TO_PROMPT : ip.Check.REQUEST_PROMPT,
+    ),
+  );
+  return policy;
 }
 
 const providers = new WeakMap<AppContext, Promise<OAuthProvider>>();
@@ -98,7 +128,7 @@ async function signingKey(ctx: AppContext): Promise<object> {
 }
 
 async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
-  const { default: Provider, errors } = await importEsm<{ default: new (issuer: string, config: object) => OAuthProvider; errors: Record<string, new (msg: string) => Error> }>("oidc-provider");
+  const { default: Provider, errors, interactionPolicy } = await importEsm<OidcProviderModule>("oidc-provider");
   const resources = oauthResources(ctx.publicOrigin());
   const cookieKey = await getOrCreateSecret(ctx.prisma, "oauth_cookie_key", randomBytes(32).toString("base64url"));
   const jwk = await signingKey(ctx);
@@ -130,7 +160,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       const user = await findUser(ctx.prisma, id);
       return user ? { accountId: user.id, claims: async () => ({ sub: user.id }) } : undefined;
     },
-    interactions: { url: (_c: unknown, interaction: { uid: string }) => interactionPath(interaction.uid) },
+    interactions: { policy: consoleConfirmedPolicy(interactionPolicy), url: (_c: unknown, interaction: { uid: string }) => interactionPath(interaction.uid) },
     extraClientMetadata: {
       properties: ["stageline_owner"],
       validator(_c: unknown, key: string, value: unknown, metadata: Record<string, unknown>) {

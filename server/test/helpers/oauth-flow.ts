@@ -51,6 +51,11 @@ export class CookieJar {
       .join("; ");
   }
 
+  /** Forgets every cookie whose name matches `name` (a console sign-out, as far as this browser is concerned). */
+  remove(name: RegExp): void {
+    this.cookies = this.cookies.filter((c) => !name.test(c.name));
+  }
+
   /** Adds a cookie given as `name=value` (path `/`). */
   add(pair: string): void {
     const eq = pair.indexOf("=");
