@@ -203,6 +203,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       c.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization error</title></head><body><main><h1>Authorization error</h1><p>${esc(out.error)}</p><p>${esc(out.error_description ?? "")}</p></main></body></html>`;
     },
   });
+  // Behind TRUST_PROXY the provider reads X-Forwarded-Proto (secure cookies) like Express does; router.ts drops
+  // those headers from peers TRUST_PROXY does not trust.
   const proxy = ctx.config.trustProxy;
   provider.proxy = proxy !== false && proxy !== 0 && proxy !== "";
   // Client secrets are stored as their SHA-256 (docs/oauth-storage.md): the adapter hands the hash back as

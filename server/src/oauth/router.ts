@@ -50,6 +50,12 @@ export function oauthRouter(ctx: AppContext): Router {
   const mount: RequestHandler = async (req, res, next) => {
     try {
       handler ??= (await oauthProvider(ctx)).callback();
+      // Koa believes X-Forwarded-* whenever `proxy` is on; Express knows which peers TRUST_PROXY trusts, so the
+      // headers of any other peer are dropped before the provider reads them.
+      const trusted = req.app.get("trust proxy fn") as (address: string, hop: number) => boolean;
+      if (!trusted(req.socket.remoteAddress ?? "", 0)) {
+        for (const h of ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-host"]) delete req.headers[h];
+      }
       handler(req, res);
     } catch (err) {
       next(err);
