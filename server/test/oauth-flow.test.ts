@@ -12,6 +12,7 @@ import { createConsoleUser, signInOverHttp, type ConsoleUser } from "./helpers/c
 import { formOf, loadOauth, TestBrowser, type Oauth } from "./helpers/oauth-flow";
 import { Secret, TOTP } from "otpauth";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
+import { purgeExpiredOAuthRecords } from "../src/db/oauth-records";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -233,6 +234,16 @@ describe("authorization code flow", () => {
     expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(mcp);
     const bad = await new TestBrowser(t.url).get(authUrl(client, verifier, state, { resource: "https://evil.example/api" }).href);
     expect(bad.location ?? "").toMatch(/error=invalid_target/);
+  });
+});
+
+describe("storage", () => {
+  it("the purge deletes records past their expiry and keeps the rest", async () => {
+    const sql = t.server.ctx.db.sql;
+    await sql.query(`insert into oauth_records (model, id, payload, expires_at) values ('Interaction', 'old-1', '{}'::jsonb, now() - interval '1 second'), ('Interaction', 'live-1', '{}'::jsonb, now() + interval '1 hour')`);
+    expect(await purgeExpiredOAuthRecords(sql, 500)).toBeGreaterThanOrEqual(1);
+    const left = await sql.query<{ id: string }>(`select id from oauth_records where id in ('old-1', 'live-1')`);
+    expect(left).toEqual([{ id: "live-1" }]);
   });
 });
 

@@ -84,3 +84,19 @@ export async function destroyOAuthRecord(sql: SqlRunner, model: string, id: stri
 export async function revokeOAuthGrant(sql: SqlRunner, grantId: string): Promise<void> {
   await sql.query(`delete from oauth_records where grant_id = $1 or (model = 'Grant' and id = $1)`, [grantId]);
 }
+
+/**
+ * Deletes up to `batch` records whose `expires_at` has passed (they are already invisible to every reader).
+ * @returns how many were deleted.
+ */
+export async function purgeExpiredOAuthRecords(sql: SqlRunner, batch: number): Promise<number> {
+  const rows = await sql.query<{ n: number }>(
+    `with gone as (
+       delete from oauth_records where (model, id) in (
+         select model, id from oauth_records where expires_at <= now() order by expires_at limit $1)
+       returning 1)
+     select count(*)::int as n from gone`,
+    [batch],
+  );
+  return rows[0]?.n ?? 0;
+}
