@@ -225,6 +225,16 @@ describe("authorization code flow", () => {
     expect((await rows()).some((r) => r.id === hashed)).toBe(false);
   });
 
+  it("a request without a scope is offered every API scope on the consent page", async () => {
+    const client = await register();
+    const url = authUrl(client, oauth.generateRandomCodeVerifier(), "s");
+    url.searchParams.delete("scope");
+    url.searchParams.delete("prompt");
+    const page = await toConsent(await signedInBrowser(admin), url);
+    const offered = [...page.text.matchAll(/name="scopes" type="checkbox" value="([^"]+)"/g)].map((m) => m[1]);
+    expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
+  });
+
   it("binds a token to the MCP resource when asked, and refuses an unknown resource", async () => {
     const client = await register();
     const verifier = oauth.generateRandomCodeVerifier();

@@ -40,6 +40,7 @@ export interface OAuthProvider {
   Grant: GrantClass;
   Session: { findByUid(uid: string): Promise<{ destroy(): Promise<void> } | undefined> };
   on(event: string, listener: (...args: unknown[]) => void): void;
+  use(middleware: (c: { method: string; path: string; query: Record<string, unknown> }, next: () => Promise<void>) => Promise<void>): void;
 }
 
 /** An oidc-provider Client (the metadata used here). */
@@ -213,6 +214,13 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   provider.Client.prototype.compareClientSecret = function (actual: string) {
     return compare.call(this, sha256b64u(String(actual)));
   };
+  // An authorization request that names no scope asks for every API scope (the consent page then offers them all,
+  // ticked as far as the user's role allows): MCP clients may omit `scope` when they know none.
+  // (Koa sees the path below the Express mount.)
+  provider.use(async (c, next) => {
+    if (c.method === "GET" && c.path === "/auth" && !c.query.scope) c.query = { ...c.query, scope: apiScopes };
+    await next();
+  });
   provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
   return provider;
 }
