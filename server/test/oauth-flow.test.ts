@@ -257,6 +257,38 @@ describe("storage", () => {
   });
 });
 
+describe("console-registered clients (docs/oauth-storage.md)", () => {
+  it("a confidential client stored with client_secret_sha256 authenticates with its secret, and not with its hash", async () => {
+    const secret = "s3cret-" + oauth.generateRandomState();
+    const clientId = "console-app-" + oauth.generateRandomState().slice(0, 8);
+    const payload = {
+      client_id: clientId,
+      client_secret_sha256: createHash("sha256").update(secret).digest("base64url"),
+      client_name: "Console App",
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_basic",
+      stageline_owner: true,
+    };
+    await t.server.ctx.db.sql.query(`insert into oauth_records (model, id, payload, company_id, client_id) values ('Client', $1, $2::jsonb, $3, $1)`, [clientId, JSON.stringify(payload), t.companyId]);
+    const client = { client_id: clientId };
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const callback = await authorize(await signedInBrowser(admin), client, verifier, state);
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    const byHash = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(payload.client_secret_sha256), params, REDIRECT, verifier, insecure());
+    expect(byHash.status).toBe(401);
+    const callback2 = await authorize(await signedInBrowser(admin), client, verifier, state);
+    const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(secret), oauth.validateAuthResponse(as, client, callback2, state), REDIRECT, verifier, insecure());
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    expect(tokens.access_token).toBeTruthy();
+    const stored = await t.server.ctx.db.sql.query<{ payload: Record<string, unknown>; company_id: string }>(`select payload, company_id from oauth_records where model = 'Client' and id = $1`, [clientId]);
+    expect(stored[0]!.company_id).toBe(t.companyId);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+  });
+});
+
 describe("sign-in", () => {
   it("asks a user with two-factor sign-in for the code before the consent page, then continues the authorization", async () => {
     const user = await createConsoleUser(t, "admin");
