@@ -289,6 +289,36 @@ describe("console-registered clients (docs/oauth-storage.md)", () => {
   });
 });
 
+describe("proxies", () => {
+  it("the provider believes X-Forwarded-Proto only from a peer TRUST_PROXY trusts", async () => {
+    const cookiesOf = async (server: TestServer, clientId: string) => {
+      const url = new URL(`${server.url}/oauth/auth`);
+      url.search = new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: "code", scope: "items:read", code_challenge: "x".repeat(43), code_challenge_method: "S256" }).toString();
+      const res = await fetch(url, { redirect: "manual", headers: { "x-forwarded-proto": "https" } });
+      expect(res.status).toBe(303);
+      return res.headers.getSetCookie().filter((c) => c.startsWith("_interaction="));
+    };
+    // The default TRUST_PROXY (loopback) trusts this test's loopback peer: the cookie is marked Secure.
+    const trusted = await cookiesOf(t, (await register()).client_id);
+    expect(trusted).toHaveLength(1);
+    expect(trusted[0]).toMatch(/;\s*secure/i);
+    // A server behind a proxy at 10.0.0.1: this loopback peer is not it, so its forwarded headers are dropped.
+    const strict = await startTestServer({ trustProxy: "10.0.0.1" });
+    try {
+      const reg = await fetch(`${strict.url}/oauth/reg`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      });
+      const untrusted = await cookiesOf(strict, ((await reg.json()) as Client).client_id);
+      expect(untrusted).toHaveLength(1);
+      expect(untrusted[0]).not.toMatch(/;\s*secure/i);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe("sign-in", () => {
   it("asks a user with two-factor sign-in for the code before the consent page, then continues the authorization", async () => {
     const user = await createConsoleUser(t, "admin");
