@@ -14,6 +14,7 @@ import { challengeInsufficientScope, requireAuth, resolveCredential } from "./ht
 import { protectedResourceMetadataRouter } from "./http/protected-resource-metadata";
 import { docsRouter } from "./http/docs-page";
 import { healthRouter, PROBE_PATHS } from "./http/health";
+import { oauthRouter } from "./oauth/router";
 import { bodyTimeout } from "./http/body-timeout";
 import { routeSemantics } from "./http/method-not-allowed";
 import { notFoundHandler } from "./http/not-found";
@@ -62,6 +63,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(bodyTimeout(ctx.config.bodyTimeoutMs));
   // Liveness and readiness probes: no key, no rate limit (http/health.ts).
   app.use(healthRouter(ctx));
+  // The OAuth authorization server (/oauth, /.well-known/oauth-authorization-server): it parses its own bodies.
+  app.use(oauthRouter(ctx));
 
   app.use("/console", consoleRouter(ctx));
   app.use("/admin", express.json({ limit: MAX_BODY_BYTES }), adminRouter(ctx));

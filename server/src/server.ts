@@ -20,6 +20,7 @@ import { startMetricsListener, type MetricsListener } from "./observability/metr
 import { seedDemoIfEmpty } from "./seed/demo";
 import { startIdempotencyPurge } from "./services/idempotency";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
+import { startOAuthPurge } from "./oauth/purge";
 import { startWebhookRetention, type RetentionJob } from "./webhooks/retention";
 import { webhookRetentionPolicy } from "./webhooks/retention-policy";
 import { RATE_LIMIT } from "@stageline/shared";
@@ -111,6 +112,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     });
     dispatcher.start();
     const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
+    const oauthPurge = startOAuthPurge(db.sql, (err) => logger.warn({ err }, "purging expired OAuth records failed"));
     const webhookRetention = startWebhookRetention(db.prisma, webhookRetentionPolicy(config.webhookRetentionDays), {
       onPurged: (kind, n) => ctx.metrics.delivery.purged(kind, n),
       onSummary: (purged, cutoff) => logger.info({ purged, cutoff: cutoff.toISOString() }, "webhook delivery log: old entries deleted"),
@@ -137,6 +139,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         await metricsListener?.close();
         await dispatcher!.stop();
         await purge.stop();
+        await oauthPurge.stop();
         await webhookRetention.stop();
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();

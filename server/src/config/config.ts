@@ -74,6 +74,12 @@ export interface Config {
    */
   databaseTemplate?: string;
   /**
+   * Tests only, never read from the environment: a PEM certificate trusted, beside the system's roots, when fetching
+   * OAuth Client ID Metadata Documents (oauth/metadata-fetch.ts), so a test can serve one from a loopback https server
+   * with a self-signed certificate. The fetch still goes through the SSRF guard (test mode admits loopback).
+   */
+  oauthMetadataCa?: string;
+  /**
    * Browser origins allowed to call the MCP endpoint `/v1/ext/mcp` (MCP_ALLOWED_ORIGINS, comma-separated, e.g.
    * `https://agent.example.com`; CONTRACT "MCP server": default none). A request with another `Origin` is 403;
    * one without `Origin` (every non-browser client) is not affected.

@@ -20,6 +20,7 @@ import { keysRouter } from "./pages/keys";
 import { NOTE_FORM_MAX_BYTES, NOTE_FORM_PATH, notesRouter } from "./pages/notes";
 import { IMPORT_PATH, blueprintUpload, pipelinesRouter } from "./pages/pipelines";
 import { oauthAppsRouter } from "./pages/oauth-apps";
+import { oauthInteractionRouter } from "./pages/oauth";
 import { profileRouter } from "./pages/profile";
 import { signInRouter } from "./pages/sign-in";
 import { teamRouter } from "./pages/team";
@@ -63,6 +64,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(twoFactorRouter(ctx));
   router.use(requireTwoFactorSetUp);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
+  router.use(oauthInteractionRouter(ctx));
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));
   router.use(pipelinesRouter(ctx));

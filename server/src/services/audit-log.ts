@@ -62,6 +62,7 @@ export const AUDIT_ACTIONS = {
   "oauth_grant.revoked": "Connected app revoked",
   "oauth_client.created": "Developer app registered",
   "oauth_client.deleted": "Developer app deleted",
+  "oauth_grant.created": "App connected (OAuth)",
 } as const;
 
 /** An action name, e.g. `api_key.created`. */

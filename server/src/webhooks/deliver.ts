@@ -73,9 +73,9 @@ function allowedAddresses(production: boolean): string {
 
 /**
  * A `dns.lookup` that fails when any resolved address is not deliverable (`isDeliverableAddress`). Same contract as
- * `net`'s `lookup` option.
+ * `net`'s `lookup` option. Also used for OAuth Client ID Metadata Documents (oauth/metadata-fetch.ts).
  */
-function guardedLookup(production: boolean): net.LookupFunction {
+export function guardedLookup(production: boolean): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);

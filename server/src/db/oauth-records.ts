@@ -1,0 +1,102 @@
+/**
+ * Data access for the authorization server's state, table `oauth_records` (docs/oauth-storage.md is the format;
+ * migration 20261127700000_oauth). Raw parameterized SQL through db/sql.ts, identical on PGlite and PostgreSQL, so
+ * every server process on one database shares grants, codes and tokens. Ids arrive here already in their stored form
+ * (the caller hashes bearer secrets); this module never sees a raw token.
+ */
+import type { SqlRunner } from "./sql";
+
+/** One stored record as the adapter reads it back. */
+export interface OAuthRecordRow {
+  payload: Record<string, unknown>;
+  consumed: boolean;
+  /** When it was consumed, in epoch seconds; null when not consumed. */
+  consumedAt: number | null;
+}
+
+/** What `upsertOAuthRecord` writes. */
+export interface OAuthRecordWrite {
+  model: string;
+  /** The stored id (for bearer secrets already `base64url(sha256(id))`). */
+  id: string;
+  payload: Record<string, unknown>;
+  grantId: string | null;
+  uid: string | null;
+  userCode: string | null;
+  /** A user id: the record's company is that user's company (none when absent or unknown). */
+  accountId: string | null;
+  clientId: string | null;
+  /** Lifetime in seconds from now; null = no expiry. */
+  expiresInSeconds: number | null;
+}
+
+/**
+ * Inserts or replaces a record. `company_id` is the company of `accountId`'s user; when that is unknown an existing
+ * row's company is kept (a console-registered client keeps its owner). `consumed_at` is kept on replace.
+ */
+export async function upsertOAuthRecord(sql: SqlRunner, r: OAuthRecordWrite): Promise<void> {
+  await sql.query(
+    `insert into oauth_records (model, id, payload, grant_id, uid, user_code, company_id, client_id, expires_at)
+     values ($1, $2, $3::jsonb, $4, $5, $6, (select company_id from users where id = $7), $8,
+             case when $9::int is null then null else now() + make_interval(secs => $9::int) end)
+     on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
+       user_code = excluded.user_code, company_id = coalesce(excluded.company_id, oauth_records.company_id),
+       client_id = excluded.client_id, expires_at = excluded.expires_at`,
+    [r.model, r.id, JSON.stringify(r.payload), r.grantId, r.uid, r.userCode, r.accountId, r.clientId, r.expiresInSeconds],
+  );
+}
+
+const LIVE = "(expires_at is null or expires_at > now())";
+
+function toRow(rows: { payload: Record<string, unknown>; consumed_at: Date | null }[]): OAuthRecordRow | undefined {
+  const row = rows[0];
+  if (!row) return undefined;
+  const consumedAt = row.consumed_at === null ? null : Math.floor(new Date(row.consumed_at).getTime() / 1000);
+  return { payload: row.payload, consumed: consumedAt !== null, consumedAt };
+}
+
+/** The live (unexpired) record `model`/`id`, or undefined. */
+export async function findOAuthRecord(sql: SqlRunner, model: string, id: string): Promise<OAuthRecordRow | undefined> {
+  return toRow(await sql.query(`select payload, consumed_at from oauth_records where model = $1 and id = $2 and ${LIVE}`, [model, id]));
+}
+
+/** The live record of `model` whose `uid` column is `uid` (sessions, interactions), or undefined. */
+export async function findOAuthRecordByUid(sql: SqlRunner, model: string, uid: string): Promise<OAuthRecordRow | undefined> {
+  return toRow(await sql.query(`select payload, consumed_at from oauth_records where model = $1 and uid = $2 and ${LIVE} limit 1`, [model, uid]));
+}
+
+/** The live record of `model` whose `user_code` is `userCode` (device flow; unused while it is off), or undefined. */
+export async function findOAuthRecordByUserCode(sql: SqlRunner, model: string, userCode: string): Promise<OAuthRecordRow | undefined> {
+  return toRow(await sql.query(`select payload, consumed_at from oauth_records where model = $1 and user_code = $2 and ${LIVE} limit 1`, [model, userCode]));
+}
+
+/** Marks a record used (codes, refresh tokens): the first use only; later calls leave the first time. */
+export async function consumeOAuthRecord(sql: SqlRunner, model: string, id: string): Promise<void> {
+  await sql.query(`update oauth_records set consumed_at = coalesce(consumed_at, now()) where model = $1 and id = $2`, [model, id]);
+}
+
+/** Deletes one record. */
+export async function destroyOAuthRecord(sql: SqlRunner, model: string, id: string): Promise<void> {
+  await sql.query(`delete from oauth_records where model = $1 and id = $2`, [model, id]);
+}
+
+/** Revokes a grant: deletes every record carrying `grant_id` and the `Grant` record itself (docs/oauth-storage.md). */
+export async function revokeOAuthGrant(sql: SqlRunner, grantId: string): Promise<void> {
+  await sql.query(`delete from oauth_records where grant_id = $1 or (model = 'Grant' and id = $1)`, [grantId]);
+}
+
+/**
+ * Deletes up to `batch` records whose `expires_at` has passed (they are already invisible to every reader).
+ * @returns how many were deleted.
+ */
+export async function purgeExpiredOAuthRecords(sql: SqlRunner, batch: number): Promise<number> {
+  const rows = await sql.query<{ n: number }>(
+    `with gone as (
+       delete from oauth_records where (model, id) in (
+         select model, id from oauth_records where expires_at <= now() order by expires_at limit $1)
+       returning 1)
+     select count(*)::int as n from gone`,
+    [batch],
+  );
+  return rows[0]?.n ?? 0;
+}

@@ -1,0 +1,125 @@
+/**
+ * oidc-provider's storage Adapter over `oauth_records` (docs/oauth-storage.md; oidc-provider's Adapter interface:
+ * upsert, find, findByUid, findByUserCode, consume, destroy, revokeByGrantId). Bearer secrets (tokens, codes,
+ * registration access tokens) are stored under `base64url(sha256(id))` and without their `jti`; a client's secret is
+ * stored only as `client_secret_sha256` (the provider compares a presented secret by hash: see provider.ts).
+ */
+import { createHash } from "node:crypto";
+import type { SqlRunner } from "../db/sql";
+import {
+  consumeOAuthRecord,
+  destroyOAuthRecord,
+  findOAuthRecord,
+  findOAuthRecordByUid,
+  findOAuthRecordByUserCode,
+  revokeOAuthGrant,
+  upsertOAuthRecord,
+  type OAuthRecordRow,
+} from "../db/oauth-records";
+
+/** Models whose id is a bearer secret: stored hashed, never as given. */
+export const BEARER_MODELS = new Set([
+  "AccessToken",
+  "RefreshToken",
+  "AuthorizationCode",
+  "RegistrationAccessToken",
+  "InitialAccessToken",
+  "ClientCredentials",
+  "DeviceCode",
+  "BackchannelAuthenticationRequest",
+]);
+
+/** `base64url(sha256(value))`: the stored form of a bearer secret's id and of a client secret. */
+export function sha256b64u(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("base64url");
+}
+
+type Payload = Record<string, unknown>;
+
+/** The adapter instance oidc-provider creates per model (`new Adapter(name)`). */
+export interface OAuthAdapter {
+  upsert(id: string, payload: Payload, expiresIn: number | undefined): Promise<void>;
+  find(id: string): Promise<Payload | undefined>;
+  findByUid(uid: string): Promise<Payload | undefined>;
+  findByUserCode(userCode: string): Promise<Payload | undefined>;
+  consume(id: string): Promise<void>;
+  destroy(id: string): Promise<void>;
+  revokeByGrantId(grantId: string): Promise<void>;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
+
+/**
+ * The Adapter class for oidc-provider's `adapter` option, bound to the database `sql`.
+ * @returns a constructor `new (model: string) => OAuthAdapter`.
+ */
+export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthAdapter {
+  return class RecordsAdapter implements OAuthAdapter {
+    private readonly bearer: boolean;
+    constructor(private readonly model: string) {
+      this.bearer = BEARER_MODELS.has(model);
+    }
+
+    private key(id: string): string {
+      return this.bearer ? sha256b64u(id) : id;
+    }
+
+    private revive(row: OAuthRecordRow | undefined, id?: string): Payload | undefined {
+      if (!row) return undefined;
+      const payload: Payload = { ...row.payload };
+      if (this.bearer && id !== undefined) payload.jti = id;
+      if (row.consumed) payload.consumed = row.consumedAt;
+      if (this.model === "Client" && typeof payload.client_secret_sha256 === "string") {
+        // The provider's compareClientSecret (patched in provider.ts) hashes the presented secret and compares it
+        // with this value; the secret itself is not stored.
+        payload.client_secret = payload.client_secret_sha256;
+        delete payload.client_secret_sha256;
+      }
+      return payload;
+    }
+
+    async upsert(id: string, payload: Payload, expiresIn: number | undefined): Promise<void> {
+      const stored: Payload = { ...payload };
+      if (this.bearer) delete stored.jti;
+      if (this.model === "Client" && typeof stored.client_secret === "string") {
+        stored.client_secret_sha256 = sha256b64u(stored.client_secret);
+        delete stored.client_secret;
+      }
+      await upsertOAuthRecord(sql, {
+        model: this.model,
+        id: this.key(id),
+        payload: stored,
+        grantId: str(payload.grantId),
+        uid: str(payload.uid),
+        userCode: str(payload.userCode),
+        accountId: str(payload.accountId),
+        clientId: str(payload.clientId) ?? str(payload.client_id),
+        expiresInSeconds: typeof expiresIn === "number" && expiresIn > 0 ? Math.ceil(expiresIn) : null,
+      });
+    }
+
+    async find(id: string): Promise<Payload | undefined> {
+      return this.revive(await findOAuthRecord(sql, this.model, this.key(id)), id);
+    }
+
+    async findByUid(uid: string): Promise<Payload | undefined> {
+      return this.revive(await findOAuthRecordByUid(sql, this.model, uid));
+    }
+
+    async findByUserCode(userCode: string): Promise<Payload | undefined> {
+      return this.revive(await findOAuthRecordByUserCode(sql, this.model, userCode));
+    }
+
+    async consume(id: string): Promise<void> {
+      await consumeOAuthRecord(sql, this.model, this.key(id));
+    }
+
+    async destroy(id: string): Promise<void> {
+      await destroyOAuthRecord(sql, this.model, this.key(id));
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await revokeOAuthGrant(sql, grantId);
+    }
+  };
+}
