@@ -1,7 +1,8 @@
 /**
- * What both jest configurations share: `jest.config.js` (`npm test`: every package but the n8n nodes) and
+ * What the jest configurations share: `jest.config.js` (`npm test`: every test but those needing a side install),
  * `jest.n8n.config.js` (`npm run test:n8n`: the n8n nodes' tests, against the n8n package's own install in
- * n8n/node_modules). docs/testing.md: what each project tests and how to run a part of it.
+ * n8n/node_modules) and `jest.zapier-cli.config.js` (`npm run test:zapier-cli`: the connector's packaged zip, built
+ * with the Zapier CLI of connector/cli/node_modules). docs/testing.md: what each project tests and how to run a part of it.
  */
 const os = require('node:os');
 const path = require('node:path');
@@ -47,4 +48,12 @@ const n8nTests = {
   installDir: path.join(rootDir, 'n8n', 'node_modules'),
 };
 
-module.exports = { base, runner, n8nTests };
+/** The connector's packaged-zip test, which runs the Zapier CLI's build (its side install, connector/cli). */
+const zapierCliTests = {
+  match: ['<rootDir>/connector/test/package.test.ts'],
+  /** The same file as a path pattern, for `testPathIgnorePatterns` of `npm test`. */
+  ignore: ['<rootDir>/connector/test/package\\.test\\.ts$'],
+  installDir: path.join(rootDir, 'connector', 'cli', 'node_modules'),
+};
+
+module.exports = { base, runner, n8nTests, zapierCliTests };
