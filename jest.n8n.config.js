@@ -3,7 +3,7 @@
  * a real server, the two end-to-end stories). They need the n8n package's own install (n8n/node_modules: n8n-workflow,
  * n8n-core, @n8n/node-cli), which `npm run test:n8n` makes first (`npm ci` in n8n/) and `npm test` does without.
  * Server code and test helpers (server/src, server/test/helpers) resolve from the root install as in `npm test`.
- * docs/testing.md "The n8n install".
+ * docs/testing.md "Side installs".
  */
 const fs = require('node:fs');
 const { base, runner, n8nTests } = require('./jest.base');
