@@ -7,12 +7,14 @@
  * packages) and `connector/cli` (the Zapier CLI, zapier-platform-cli; about 800 packages). They keep the root
  * `npm install` lean; each is made by the command that needs it (`npm run test:n8n`, `npm run lint:n8n`,
  * `npm run test:zapier-cli`, the connector's `validate`, `zapier` and `package`) and by `.ci/run`.
- * Stale: a package the lockfile lists (optional ones of other platforms aside) is absent from, or has another version
- * in, npm's record of the installed tree (<folder>/node_modules/.package-lock.json). `--force`: always `npm ci` (CI).
+ * Stale: the folder's package-lock.json is not the one its node_modules was installed from (a successful `npm ci`
+ * here writes the lockfile's SHA-256 to <folder>/node_modules/.stageline-lockfile-sha256). `--force`: always
+ * `npm ci` (CI).
  * The root install comes first (the n8n nodes import @stageline/shared through its workspace link there).
  * Exit code: npm's (2 for a folder that is not a side install).
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,16 +27,15 @@ if (!folder || !fs.existsSync(path.join(dir, 'package-lock.json'))) {
   process.exit(2);
 }
 
-/** Why the install must be (re)made, or null when it matches the lockfile. */
+/** Where a successful `npm ci` records the SHA-256 of the lockfile it installed. */
+const stamp = path.join(dir, 'node_modules', '.stageline-lockfile-sha256');
+const lockHash = () => createHash('sha256').update(fs.readFileSync(path.join(dir, 'package-lock.json'))).digest('hex');
+
+/** Why the install must be (re)made, or null when it was made from the lockfile as it is now. */
 function staleReason() {
-  const installed = path.join(dir, 'node_modules', '.package-lock.json');
-  if (!fs.existsSync(installed)) return `${folder}/node_modules is not installed`;
-  const want = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8')).packages;
-  const have = JSON.parse(fs.readFileSync(installed, 'utf8')).packages;
-  for (const [key, entry] of Object.entries(want)) {
-    if (!key || entry.optional) continue;
-    if (have[key]?.version !== entry.version) return `${folder}/${key} ${have[key]?.version ?? 'missing'}, its package-lock.json wants ${entry.version}`;
-  }
+  if (!fs.existsSync(path.join(dir, 'node_modules'))) return `${folder}/node_modules is not installed`;
+  if (!fs.existsSync(stamp)) return `${folder}/node_modules was not made by this script`;
+  if (fs.readFileSync(stamp, 'utf8').trim() !== lockHash()) return `${folder}/package-lock.json changed since its install`;
   return null;
 }
 
@@ -42,5 +43,6 @@ const reason = process.argv.includes('--force') ? 'forced' : staleReason();
 if (reason) {
   console.log(`side install (${reason}): npm ci in ${folder}/`);
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
+  if (result.status === 0) fs.writeFileSync(stamp, `${lockHash()}\n`);
   process.exit(result.status ?? 1);
 }
