@@ -9,12 +9,17 @@
  * `node .ci/install-footprint.js --summary` (what `.ci/run` prints after its install): only the totals, quickly:
  * the packages installed (lockfile entries present on disk, workspace links not counted) and the size on disk of
  * every node_modules folder of the install (`du -sk`, hard links counted once), in MB.
+ *
+ * `--dir <folder>` (with or without `--summary`): the same for the install of another folder with its own
+ * package-lock.json, such as `--dir n8n` (the n8n package's own install, `npm run test:n8n`).
  */
 const fs = require("node:fs");
 const path = require("node:path");
 const { execFileSync } = require("node:child_process");
 
-const root = path.resolve(__dirname, "..");
+const dirArg = process.argv.indexOf("--dir");
+const root = path.resolve(__dirname, "..", dirArg > 0 ? process.argv[dirArg + 1] : ".");
+const label = dirArg > 0 ? `${process.argv[dirArg + 1]} ` : "";
 const lock = JSON.parse(fs.readFileSync(path.join(root, "package-lock.json"), "utf8")).packages;
 
 /** The lockfile key of `name` as required from the package at `fromKey` (workspace links followed). */
@@ -67,7 +72,7 @@ function summary() {
     .map((ws) => path.join(root, ws, "node_modules"))
     .filter((dir) => fs.existsSync(dir));
   const kb = Number(execFileSync("du", ["-sck", ...folders]).toString().trim().split("\n").pop().split("\t")[0]);
-  console.log(`install footprint: ${installed.length} packages, ${Math.round(kb / 1024)} MB in node_modules (${folders.length} folders)`);
+  console.log(`${label}install footprint: ${installed.length} packages, ${Math.round(kb / 1024)} MB in node_modules (${folders.length} folders)`);
 }
 
 if (process.argv.includes("--summary")) {

@@ -12,7 +12,8 @@
  * A changed source file that touches no test that way, and any change to `shared/src`, falls back to jest's own
  * `--findRelatedTests` (every test that reaches the file through imports, which for server code is most of the
  * server tests); a change to the migrations, the Prisma schema, package.json or the jest/TypeScript configuration
- * runs every test.
+ * runs every test. Changes to the n8n package and its tests (n8n/, test/n8n, test/e2e/n8n-*) select nothing here:
+ * a line says to run `npm run test:n8n` (they need the n8n package's own install).
  * `TEST_CHANGED_FILES="server/src/routes/tasks.ts ..."` names the changed files instead (a dry run with `--listTests`).
  * This is a fast first check, not a substitute for `npm test` (CI runs everything on both databases).
  */
@@ -59,7 +60,12 @@ if (all.length) {
   const run = spawnSync(process.execPath, [jestBin, ...process.argv.slice(2)], { cwd: root, stdio: "inherit", env: jestEnv });
   process.exit(run.status ?? 1);
 }
+// The n8n nodes and their tests are not in `npm test`'s jest run (they need the n8n package's own install)
+const n8nFiles = /^(n8n\/|test\/n8n\/|test\/e2e\/n8n-|jest\.n8n\.config|tsconfig\.n8n-test)/;
+const n8nChanged = [...changed].filter((file) => n8nFiles.test(file) && !file.endsWith(".md"));
+if (n8nChanged.length) console.log(`test:touched: ${n8nChanged.length} n8n file(s) changed (${n8nChanged.slice(0, 3).join(", ")}${n8nChanged.length > 3 ? ", ..." : ""}): their tests run with \`npm run test:n8n\`.`);
 for (const file of changed) {
+  if (n8nChanged.includes(file)) continue;
   // Markdown: the link check of README.md, docs/ and the packages' READMEs (a moved heading breaks links into it)
   if (file.endsWith(".md")) {
     selected.add("test/docs/links.test.ts");

@@ -14,7 +14,8 @@
  *    dependency; stage/node_modules receives `zapier-platform-core` and its production dependencies, copied from
  *    the repository's installed tree (the versions package-lock.json pins; nothing is downloaded).
  * 3. The app definition is validated with core's own `validate` command (the schema check the CLI runs).
- * 4. `zapier-platform build --skip-dep-install --skip-validation` runs in the stage (schema validated in step 3;
+ * 4. `zapier-platform build --skip-dep-install --skip-validation` (the CLI's side install connector/cli, made first
+ *    when missing) runs in the stage (schema validated in step 3;
  *    the remote style check needs zapier.com): it writes definition.json and zapierwrapper.js, zips what esbuild
  *    finds reachable plus `.zapierapprc` `includeInBuild`, and tests the unpacked zip. The zips are copied to
  *    connector/build/ and the stage is removed.
@@ -125,8 +126,10 @@ async function main() {
       "if(e){console.error(e);process.exit(1)}const errs=r.results;if(errs.length){console.error(JSON.stringify(errs,null,2));process.exit(1)}})";
     run(process.execPath, ['-e', validate], stage);
 
-    // 4. The CLI's own build, zip and build test.
-    const cli = require.resolve('zapier-platform-cli/src/bin/run', { paths: [CONNECTOR_DIR] });
+    // 4. The CLI's own build, zip and build test. The CLI is a side install (connector/cli, its own
+    // package-lock.json; docs/testing.md "Side installs"), made here when missing or stale.
+    run(process.execPath, [path.join(REPO_ROOT, 'scripts', 'side-install.mjs'), 'connector/cli'], REPO_ROOT);
+    const cli = require.resolve('zapier-platform-cli/src/bin/run', { paths: [path.join(CONNECTOR_DIR, 'cli')] });
     run(process.execPath, [cli, 'build', '--skip-dep-install', '--skip-validation'], stage);
     fs.mkdirSync(BUILD_DIR, { recursive: true });
     for (const name of ['build.zip', 'source.zip']) fs.copyFileSync(path.join(stage, 'build', name), path.join(BUILD_DIR, name));

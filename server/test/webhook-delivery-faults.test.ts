@@ -131,6 +131,13 @@ describe("webhook delivery when the retry window runs out", () => {
   });
 });
 
+/**
+ * The two tests that start a second server (a second dispatcher, a restart) wait up to 30 s for their deliveries
+ * inside the test, so jest's 30 s default could end them before their own deadline: on a fresh machine a whole
+ * `npm test` (3 workers, 2 cores) ran each past 30 s (issue 33). Alone they take a few seconds.
+ */
+const SEVERAL_SERVERS_TIMEOUT_MS = 120_000;
+
 describe("webhook delivery with several dispatchers", () => {
   it("two dispatchers on one database never send the same delivery twice", async () => {
     const t = await startTestServer();
@@ -160,7 +167,7 @@ describe("webhook delivery with several dispatchers", () => {
       await t.close();
       await rx.close();
     }
-  });
+  }, SEVERAL_SERVERS_TIMEOUT_MS);
 
   it("deliveries claimed by a crashed process are sent once its leases expire, and not before", async () => {
     const t = await startTestServer();
@@ -225,5 +232,5 @@ describe("webhook delivery across a graceful restart", () => {
       await rx.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+  }, SEVERAL_SERVERS_TIMEOUT_MS);
 });
