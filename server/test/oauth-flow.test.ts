@@ -400,6 +400,25 @@ describe("attacks", () => {
     }
   });
 
+  it("Dynamic Client Registration accepts API scopes in `scope` (MCP clients send them) and keeps only offline_access", async () => {
+    const client = (await register({ scope: "items:read tasks:read offline_access" })) as Client & { scope?: string };
+    expect(client.scope).toBe("offline_access");
+    const bare = (await register({ scope: "items:read" })) as Client & { scope?: string };
+    expect(bare.scope).toBeUndefined();
+    // Such a client still gets its API scopes at consent.
+    const verifier = oauth.generateRandomCodeVerifier();
+    const tokens = await exchange(client, await authorize(await signedInBrowser(admin), client, verifier, "s1", ["items:write"]), verifier, "s1");
+    expect(tokens.scope!.split(" ").sort()).toEqual(["items:read", "tasks:read"]);
+    // An unknown scope is still refused.
+    const res = await fetch(as.registration_endpoint!, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", scope: "items:read admin:everything" }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_client_metadata");
+  });
+
   it("Dynamic Client Registration takes https or loopback redirect URIs only", async () => {
     for (const uri of ["http://evil.example/cb", "javascript:alert(1)"]) {
       const res = await fetch(as.registration_endpoint!, {
