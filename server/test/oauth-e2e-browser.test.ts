@@ -8,9 +8,12 @@
  * with a scope unticked → code + PKCE → token → `tools/list` shows only the granted scopes' tools → a tool call → a
  * forced refresh (the transport refreshes on its own after a 401) → revocation on the console's Connected apps page →
  * the next call is 401. Then a token for the REST resource, got by the same SDK helper, works through
- * `@stageline/client` with `accessToken`, and `/me` names the app.
+ * `@stageline/client` with `accessToken`, and `/me` names the app. Last, a confidential app registered in the console's
+ * Developer apps, used as n8n's OAuth2 credential uses it (`resource` and `prompt=consent` on the authorization
+ * request only, client_secret_basic at the token endpoint), refreshed by `@stageline/client`'s `refreshAccessToken`.
  */
 import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -32,6 +35,7 @@ import { Stageline } from "@stageline/client";
 import type { Page } from "playwright-core";
 import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, signIn, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
+import { registerClient } from "../src/services/oauth-clients";
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS * 2);
 
@@ -292,5 +296,69 @@ it("the SDK registers by Dynamic Client Registration; a REST token works through
   expect((await rawMcp(token)).status).toBe(401);
   const cross = await fetch(`${env.t.url}/v1/ext/me`, { headers: { authorization: `Bearer ${mcpProvider.saved!.access_token}` } });
   expect(cross.status).toBe(401);
+  await page.close();
+});
+
+it("a confidential app from Developer apps (as n8n uses it): client_secret_basic, no `resource` at the token endpoint, refresh through @stageline/client", async () => {
+  const { app: registered, clientSecret } = await registerClient(
+    env.t.server.ctx.prisma,
+    { name: "n8n (Acme)", redirect_uris: redirect, type: "confidential" },
+    { actor: { type: "user", id: env.user.id, email: env.user.email }, companyId: env.t.companyId },
+  );
+  const basic = "Basic " + Buffer.from(`${encodeURIComponent(registered.clientId)}:${encodeURIComponent(clientSecret!)}`).toString("base64");
+  const token = async (params: Record<string, string>, authorization = basic) => {
+    const res = await fetch(`${env.t.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", authorization }, body: new URLSearchParams(params) });
+    return { status: res.status, body: (await res.json()) as { access_token: string; refresh_token?: string; scope: string; error?: string } };
+  };
+  // What n8n's credential sends: `resource` and `prompt=consent` on the authorization request only.
+  const verifier = randomBytes(32).toString("base64url");
+  const url = new URL(`${env.t.url}/oauth/auth`);
+  url.search = new URLSearchParams({
+    client_id: registered.clientId,
+    redirect_uri: redirect,
+    response_type: "code",
+    scope: "items:read items:write tasks:read tasks:write hooks:manage offline_access",
+    state: "n8n-state",
+    resource: restUrl().href,
+    prompt: "consent",
+    code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+    code_challenge_method: "S256",
+  }).toString();
+  const page = await signIn(env.browser, env.t.url, env.user);
+  const callback = await consent(page, url, "n8n (Acme)", ["hooks:manage"]);
+  const code = callback.get("code")!;
+  const exchange = { grant_type: "authorization_code", code, redirect_uri: redirect, code_verifier: verifier };
+  // The secret's hash is no secret: refused.
+  const wrong = "Basic " + Buffer.from(`${encodeURIComponent(registered.clientId)}:${encodeURIComponent("not-the-secret")}`).toString("base64");
+  expect((await token(exchange, wrong)).status).toBe(401);
+  const issued = await token(exchange);
+  expect(issued.status).toBe(200);
+  expect(issued.body.refresh_token).toBeTruthy();
+  expect(issued.body.scope.split(" ").sort()).toEqual(["items:read", "items:write", "tasks:read", "tasks:write"]);
+  const stored = await env.t.server.ctx.db.sql.query<{ aud: string; company_id: string }>(
+    `select payload->>'aud' as aud, company_id from oauth_records where model = 'AccessToken' and client_id = $1`,
+    [registered.clientId],
+  );
+  expect(stored).toEqual([{ aud: restUrl().href, company_id: env.t.companyId }]);
+
+  // @stageline/client with a token the server no longer knows: its refreshAccessToken callback refreshes for real
+  // (client_secret_basic, again without `resource`) and the call is repeated with the new token.
+  let refreshToken = issued.body.refresh_token!;
+  let refreshes = 0;
+  const stageline = new Stageline({
+    baseUrl: env.t.url,
+    accessToken: "stale-" + issued.body.access_token.slice(6),
+    refreshAccessToken: async () => {
+      refreshes++;
+      const next = await token({ grant_type: "refresh_token", refresh_token: refreshToken });
+      expect(next.status).toBe(200);
+      refreshToken = next.body.refresh_token!;
+      return next.body.access_token;
+    },
+  });
+  const me = await stageline.me();
+  expect(refreshes).toBe(1);
+  expect(me.credential).toEqual({ type: "oauth", app: { client_id: registered.clientId, name: "n8n (Acme)" } });
+  expect(me.company).toEqual({ id: env.t.companyId, name: expect.any(String) });
   await page.close();
 });
