@@ -235,6 +235,23 @@ describe("authorization code flow", () => {
     expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
   });
 
+  it("an authorization request without `resource` gets a token for the REST API, usable there", async () => {
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const b = await signedInBrowser(admin);
+    const url = authUrl(client, verifier, "nr", { scope: "items:read" });
+    url.searchParams.delete("resource");
+    const page = await toConsent(b, url);
+    const { action, csrf } = formOf(page.text);
+    const done = await b.post(action, new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" }));
+    const tokens = await exchange(client, new URL(done.location!), verifier, "nr");
+    const hashed = createHash("sha256").update(tokens.access_token).digest("base64url");
+    expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(rest);
+    const me = await fetch(`${t.url}/v1/ext/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { credential: unknown }).credential).toEqual({ type: "oauth", app: { client_id: client.client_id, name: "Test Agent" } });
+  });
+
   it("binds a token to the MCP resource when asked, and refuses an unknown resource", async () => {
     const client = await register();
     const verifier = oauth.generateRandomCodeVerifier();
