@@ -40,8 +40,9 @@ interface RegistrationContext {
 /**
  * Koa middleware for oidc-provider (`provider.use`): on `POST /reg` with a JSON body, reads the body (at most
  * `MAX_REGISTRATION_BYTES`; a larger one is left to the provider, which refuses it) and hands the provider the
- * metadata `withoutApiScopes` as an already-read body (oidc-provider then reads `req.body`). A body that is not
- * JSON is handed on as read, for the provider's own error.
+ * metadata `withoutApiScopes` as an already-read body (oidc-provider then reads `req.body`, and says once per process
+ * "already parsed request body detected": expected here). A body that is not JSON is handed on as read, for the
+ * provider's own error.
  */
 export async function registrationScopeMiddleware(c: RegistrationContext, next: () => Promise<void>): Promise<void> {
   if (c.method === "POST" && c.path === "/reg" && c.is("application/json")) {
