@@ -207,13 +207,20 @@ it("the SDK connects by Client ID Metadata Document, sees only its granted tools
 
   // Only the granted scopes' tools: no item writes, no webhooks.
   const names = await toolNames(client);
-  expect(names).toEqual(expect.arrayContaining(["list_items", "get_item", "list_tasks", "create_task", "describe_pipelines"]));
-  for (const hidden of ["create_item", "update_item", "delete_item", "add_note", "subscribe_webhook"]) expect(names).not.toContain(hidden);
+  expect(names).toEqual(
+    ["check_duplicates", "complete_task", "create_task", "describe_pipelines", "get_item", "get_task", "list_events", "list_items", "list_notes", "list_tasks", "list_users", "update_task"],
+  );
   const pipelines = (await client.callTool({ name: "describe_pipelines", arguments: {} })) as { isError?: boolean; structuredContent?: { pipelines: unknown[] } };
   expect(pipelines.isError).toBeFalsy();
   expect(pipelines.structuredContent!.pipelines).toHaveLength(1);
-  const tasks = (await client.callTool({ name: "list_tasks", arguments: {} })) as { isError?: boolean };
-  expect(tasks.isError).toBeFalsy();
+  // A write with a granted scope: the task records the grant as its creator (CONTRACT: `created_by` is the grant).
+  const created = (await client.callTool({
+    name: "create_task",
+    arguments: { title: "Call back (by the agent)", due_at: "2026-12-01T09:00:00Z", assigned_to: env.user.id },
+  })) as { isError?: boolean; structuredContent?: { created_by?: string } };
+  expect(created.isError).toBeFalsy();
+  const grants = await env.t.server.ctx.db.sql.query<{ grant_id: string }>(`select grant_id from oauth_records where model = 'AccessToken' and client_id = $1`, [cimdUrl]);
+  expect(grants.map((g) => g.grant_id)).toContain(created.structuredContent!.created_by);
 
   // Forced refresh: the stored access token no longer authenticates; the transport's 401 handling refreshes with
   // the refresh token and repeats the request.
@@ -270,7 +277,8 @@ it("the SDK registers by Dynamic Client Registration; a REST token works through
   expect(mcpProvider.info?.client_id).not.toMatch(/^https:/);
   const names = await toolNames(client);
   expect(names).toContain("create_item");
-  expect(names).not.toContain("create_task");
+  expect(names).toContain("list_tasks");
+  for (const hidden of ["create_task", "update_task", "complete_task"]) expect(names).not.toContain(hidden);
   const listed = (await client.callTool({ name: "list_items", arguments: {} })) as { isError?: boolean };
   expect(listed.isError).toBeFalsy();
   await client.close();
