@@ -10,7 +10,8 @@ export const DEFAULT_OAUTH_SCOPES = 'items:read items:write tasks:read tasks:wri
 /**
  * Credential type `stageLineOAuth2Api` (issue 32; CONTRACT "Connect with OAuth 2.1"): n8n's OAuth2 credential with
  * the authorization code flow and PKCE, against the Stageline server at Base URL: authorization at `/oauth/auth`,
- * tokens at `/oauth/token`, the access token bound to the REST API (`resource=<Base URL>/v1/ext`, RFC 8707). Register
+ * tokens at `/oauth/token`, the access token bound to the REST API (`resource=<Base URL>/v1/ext`, RFC 8707), and
+ * `prompt=consent` so that `offline_access` yields a refresh token (the server drops it otherwise). Register
  * the app in the Stageline console (Developer apps) with n8n's OAuth Redirect URL, then paste its client ID (and, for a
  * confidential app, its secret). n8n sends the access token as `Authorization: Bearer` and refreshes it itself.
  */
@@ -74,7 +75,8 @@ export class StageLineOAuth2Api implements ICredentialType {
 			displayName: 'Auth URI Query Parameters',
 			name: 'authQueryParameters',
 			type: 'hidden',
-			default: `={{ "resource=" + encodeURIComponent(${BASE} + "/v1/ext") }}`,
+			// `prompt=consent`: the server issues a refresh token for `offline_access` only then (OpenID Connect Core 11).
+			default: `={{ "resource=" + encodeURIComponent(${BASE} + "/v1/ext") + "&prompt=consent" }}`,
 		},
 		{
 			displayName: 'Authentication',

@@ -96,6 +96,24 @@ it("knows an app by its metadata document URL: the consent page names it and the
     [clientId],
   );
   expect(rows).toEqual([{ client_id: clientId, company_id: t.companyId }]);
+
+  // The app is named for the resource side and the Connected apps page by a marked `Client` record (no company),
+  // which the provider itself never reads: a changed document is fetched again and wins.
+  const named = await t.server.ctx.db.sql.query<{ payload: Record<string, unknown>; company_id: string | null }>(
+    `select payload, company_id from oauth_records where model = 'Client' and id = $1`,
+    [clientId],
+  );
+  expect(named).toEqual([{ payload: { client_id: clientId, client_name: "Metadata Agent", stageline_metadata_document: true }, company_id: null }]);
+  const grants = await fetch(`${t.url}/v1/ext/mcp`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${tokens.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "describe_pipelines", arguments: {} } }),
+  });
+  expect(grants.status).toBe(200);
+  const { oauthProvider } = await import("../src/oauth/provider");
+  const provider = await oauthProvider(t.server.ctx);
+  const resolved = await provider.Client.find(clientId);
+  expect(resolved?.redirectUris).toEqual([REDIRECT]);
 });
 
 it("refuses a document whose client_id differs, one that is too large, and one whose redirect URI is neither https nor loopback", async () => {

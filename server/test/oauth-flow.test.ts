@@ -235,6 +235,23 @@ describe("authorization code flow", () => {
     expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
   });
 
+  it("an authorization request without `resource` gets a token for the REST API, usable there", async () => {
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const b = await signedInBrowser(admin);
+    const url = authUrl(client, verifier, "nr", { scope: "items:read" });
+    url.searchParams.delete("resource");
+    const page = await toConsent(b, url);
+    const { action, csrf } = formOf(page.text);
+    const done = await b.post(action, new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" }));
+    const tokens = await exchange(client, new URL(done.location!), verifier, "nr");
+    const hashed = createHash("sha256").update(tokens.access_token).digest("base64url");
+    expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(rest);
+    const me = await fetch(`${t.url}/v1/ext/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as { credential: unknown }).credential).toEqual({ type: "oauth", app: { client_id: client.client_id, name: "Test Agent" } });
+  });
+
   it("binds a token to the MCP resource when asked, and refuses an unknown resource", async () => {
     const client = await register();
     const verifier = oauth.generateRandomCodeVerifier();
@@ -398,6 +415,25 @@ describe("attacks", () => {
       expect(page.location).toBeNull();
       expect(page.text).toMatch(/redirect_uri/);
     }
+  });
+
+  it("Dynamic Client Registration accepts API scopes in `scope` (MCP clients send them) and keeps only offline_access", async () => {
+    const client = (await register({ scope: "items:read tasks:read offline_access" })) as Client & { scope?: string };
+    expect(client.scope).toBe("offline_access");
+    const bare = (await register({ scope: "items:read" })) as Client & { scope?: string };
+    expect(bare.scope).toBeUndefined();
+    // Such a client still gets its API scopes at consent.
+    const verifier = oauth.generateRandomCodeVerifier();
+    const tokens = await exchange(client, await authorize(await signedInBrowser(admin), client, verifier, "s1", ["items:write"]), verifier, "s1");
+    expect(tokens.scope!.split(" ").sort()).toEqual(["items:read", "tasks:read"]);
+    // An unknown scope is still refused.
+    const res = await fetch(as.registration_endpoint!, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", scope: "items:read admin:everything" }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe("invalid_client_metadata");
   });
 
   it("Dynamic Client Registration takes https or loopback redirect URIs only", async () => {

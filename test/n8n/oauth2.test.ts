@@ -108,7 +108,7 @@ describe('the credential type', () => {
 		for (const base of ['https://stageline.example.com', 'https://stageline.example.com/', 'stageline.example.com', ' https://stageline.example.com/v1/ext ']) {
 			expect(evaluate('authUrl', base)).toBe('https://stageline.example.com/oauth/auth');
 			expect(evaluate('accessTokenUrl', base)).toBe('https://stageline.example.com/oauth/token');
-			expect(evaluate('authQueryParameters', base)).toBe('resource=https%3A%2F%2Fstageline.example.com%2Fv1%2Fext');
+			expect(evaluate('authQueryParameters', base)).toBe('resource=https%3A%2F%2Fstageline.example.com%2Fv1%2Fext&prompt=consent');
 		}
 		expect(evaluate('accessTokenUrl', 'http://localhost:3000')).toBe('http://localhost:3000/oauth/token');
 	});

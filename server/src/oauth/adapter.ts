@@ -29,6 +29,39 @@ export const BEARER_MODELS = new Set([
   "BackchannelAuthenticationRequest",
 ]);
 
+/**
+ * Marks a `Client` record that only names an app known by its Client ID Metadata Document (CIMD). oidc-provider keeps
+ * such clients in its memory cache, never in the adapter, so the resource side (`/me`, rate-limit key names) and the
+ * console's Connected apps page, which read the `Client` record's `client_name`, would see only the URL. The consent
+ * step writes one (`recordMetadataDocumentClient`); the adapter never hands it to the provider (`find` answers
+ * undefined), so the provider still fetches and caches the document itself (docs/oauth-storage.md).
+ */
+export const METADATA_DOCUMENT_MARK = "stageline_metadata_document";
+
+/** True for a client id that is a Client ID Metadata Document URL (DCR and console clients get random ids). */
+export function isMetadataDocumentClientId(clientId: string): boolean {
+  return clientId.startsWith("https://");
+}
+
+/**
+ * Writes (or refreshes) the naming `Client` record of a CIMD client: `{ client_id, client_name, <mark>: true }`,
+ * no company, expiring after `ttlSeconds` (the grant's lifetime: it names the app for as long as a grant may live).
+ * @param clientName the name from the app's metadata document; cut to 200 characters.
+ */
+export async function recordMetadataDocumentClient(sql: SqlRunner, clientId: string, clientName: string, ttlSeconds: number): Promise<void> {
+  await upsertOAuthRecord(sql, {
+    model: "Client",
+    id: clientId,
+    payload: { client_id: clientId, client_name: clientName.slice(0, 200), [METADATA_DOCUMENT_MARK]: true },
+    grantId: null,
+    uid: null,
+    userCode: null,
+    accountId: null,
+    clientId,
+    expiresInSeconds: ttlSeconds,
+  });
+}
+
 /** `base64url(sha256(value))`: the stored form of a bearer secret's id and of a client secret. */
 export function sha256b64u(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("base64url");
@@ -66,6 +99,8 @@ export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthA
 
     private revive(row: OAuthRecordRow | undefined, id?: string): Payload | undefined {
       if (!row) return undefined;
+      // A CIMD client's naming record is not a registration: the provider resolves the client by its document.
+      if (this.model === "Client" && row.payload[METADATA_DOCUMENT_MARK] === true) return undefined;
       const payload: Payload = { ...row.payload };
       if (this.bearer && id !== undefined) payload.jti = id;
       if (row.consumed) payload.consumed = row.consumedAt;

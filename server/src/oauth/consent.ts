@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppContext } from "../context";
 import { recordAudit, type AuditActor } from "../services/audit-log";
 import { domainError } from "../services/errors";
-import { oauthProvider, type InteractionDetails } from "./provider";
+import { isMetadataDocumentClientId, recordMetadataDocumentClient } from "./adapter";
+import { oauthProvider, REFRESH_TOKEN_TTL, type InteractionDetails } from "./provider";
 import { grantableScopes, mayGrantScope } from "./scope-policy";
 
 /** What the consent page shows. */
@@ -127,6 +128,11 @@ export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: st
     if (no.length) grant.rejectResourceScope(resource, no.join(" "));
   }
   const grantId = await grant.save();
+  if (isMetadataDocumentClientId(clientId)) {
+    // Name the app for the resource side and the Connected apps page (adapter.ts METADATA_DOCUMENT_MARK).
+    const client = await provider.Client.find(clientId);
+    if (client?.clientName) await recordMetadataDocumentClient(ctx.db.sql, clientId, client.clientName, REFRESH_TOKEN_TTL);
+  }
   const actor: AuditActor = { type: "user", id: decider.id, email: decider.email };
   await recordAudit(ctx.prisma, {
     companyId: decider.companyId,

@@ -19,6 +19,7 @@ import { importEsm } from "./esm";
 import { guardedMetadataFetch } from "./metadata-fetch";
 import { oauthResources } from "./resources";
 import { checkRedirectUris } from "./redirect-policy";
+import { registrationScopeMiddleware } from "./registration-scope";
 
 /** Where the provider is mounted. */
 export const OAUTH_MOUNT = "/oauth";
@@ -40,7 +41,16 @@ export interface OAuthProvider {
   Grant: GrantClass;
   Session: { findByUid(uid: string): Promise<{ destroy(): Promise<void> } | undefined> };
   on(event: string, listener: (...args: unknown[]) => void): void;
-  use(middleware: (c: { method: string; path: string; query: Record<string, unknown> }, next: () => Promise<void>) => Promise<void>): void;
+  use(middleware: (c: KoaContext, next: () => Promise<void>) => Promise<void>): void;
+}
+
+/** The part of Koa's request context the middlewares here use. */
+export interface KoaContext {
+  method: string;
+  path: string;
+  query: Record<string, unknown>;
+  req: IncomingMessage & { body?: unknown };
+  is(type: string): string | false | null;
 }
 
 /** An oidc-provider Client (the metadata used here). */
@@ -221,6 +231,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
     if (c.method === "GET" && c.path === "/auth" && !c.query.scope) c.query = { ...c.query, scope: apiScopes };
     await next();
   });
+  // MCP clients register with their API scopes as `scope`, which oidc-provider would refuse (registration-scope.ts).
+  provider.use(registrationScopeMiddleware);
   provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
   return provider;
 }
