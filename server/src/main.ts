@@ -27,7 +27,9 @@ async function main(): Promise<void> {
     process.stdout.write(`Demo API key: ${running.demoApiKey}\n`);
   }
   if (running.demoUser) {
-    process.stdout.write(`Console: http://localhost:${running.port}/console/\n`);
+    // The public origin (PUBLIC_URL, else http://127.0.0.1:<port>): the OAuth issuer, so a console session made here is
+    // the one the OAuth consent page (same origin) finds.
+    process.stdout.write(`Console: ${running.ctx.publicOrigin()}/console/\n`);
     process.stdout.write(`Demo user: ${running.demoUser.email}\n`);
     process.stdout.write(`Demo password: ${running.demoUser.password}\n`);
   }

@@ -161,7 +161,7 @@ describe("npm start (compiled server)", () => {
       const first = await startAndStop(dataDir);
       expect(first).toMatch(/^Demo API key: sl_\S+$/m);
       const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(first)![1];
-      expect(first).toContain(`\nConsole: http://localhost:${port}/console/\nDemo user: ${DEMO_USER_EMAIL}\nDemo password: `);
+      expect(first).toContain(`\nConsole: http://127.0.0.1:${port}/console/\nDemo user: ${DEMO_USER_EMAIL}\nDemo password: `);
       expect(first).toMatch(/^Demo password: [A-Za-z0-9_-]{20}$/m);
       const second = await startAndStop(dataDir);
       expect(second).not.toMatch(/Demo API key|Demo user|Demo password/);
