@@ -14,7 +14,8 @@
  * Over a limit the answer is 429 with `Retry-After` (seconds) and an RFC 6749 §5.2-style JSON body
  * `{"error":"temporarily_unavailable","error_description":"..."}` (the registered OAuth code for "try again later",
  * RFC 6749 §4.1.2.1), never the provider's HTML error page; the request does not reach the provider, so nothing is
- * stored. The resumed authorization (`/oauth/auth/:uid`, after the console's consent) is not counted: it only
+ * stored. POST /oauth/auth is off in the provider (oidc-provider's `enableHttpPostMethods`) but counted alike, so
+ * turning it on cannot open a gap. The resumed authorization (`/oauth/auth/:uid`, after the console's consent) is not counted: it only
  * finishes an interaction the entry already counted.
  */
 import type { RequestHandler } from "express";
