@@ -165,6 +165,16 @@ describe("purge of unused clients from Dynamic Client Registration", () => {
     expect(await purgeUnusedRegisteredClients(sql(), UNUSED_CLIENT_MAX_AGE_SECONDS, 500)).toBe(0);
   });
 
+  it("deletes at most one batch per statement, oldest first", async () => {
+    await insert("dcr-older", { client_id: "dcr-older" }, { ageDays: 12 });
+    await insert("dcr-old-too", { client_id: "dcr-old-too" }, { ageDays: 10 });
+    expect(await purgeUnusedRegisteredClients(sql(), UNUSED_CLIENT_MAX_AGE_SECONDS, 1)).toBe(1);
+    expect(await clientIds()).not.toContain("dcr-older");
+    expect(await clientIds()).toContain("dcr-old-too");
+    expect(await purgeUnusedRegisteredClients(sql(), UNUSED_CLIENT_MAX_AGE_SECONDS, 1)).toBe(1);
+    expect(await clientIds()).not.toContain("dcr-old-too");
+  });
+
   it("the periodic purge job runs it after the expiry sweep", async () => {
     for (let i = 0; i < 3; i++) await insert(`dcr-batch-${i}`, { client_id: `dcr-batch-${i}` }, { ageDays: 9 });
     await insert("expired-session", { uid: "x" }, { model: "Session", ageDays: 2, expiresInDays: -1 });
