@@ -20,6 +20,7 @@
  */
 import { RATE_LIMIT } from "@stageline/shared";
 import { parseTrustProxy } from "./trust-proxy";
+import type { EndpointLimit, LimitedEndpoint } from "../oauth/endpoint-limits";
 
 /** WEBHOOK_RETENTION_DAYS when unset: 30 days, like Stripe's event log (CONTRACT "Events and deliveries"). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
@@ -79,6 +80,12 @@ export interface Config {
    * with a self-signed certificate. The fetch still goes through the SSRF guard (test mode admits loopback).
    */
   oauthMetadataCa?: string;
+  /**
+   * Tests only, never read from the environment: replaces some of the per-IP limits of the OAuth endpoints
+   * (oauth/endpoint-limits.ts `OAUTH_ENDPOINT_LIMITS`), so a test can reach a limit in a few requests. Undefined = the
+   * production limits (which every other test runs with).
+   */
+  oauthEndpointLimits?: Partial<Record<LimitedEndpoint, EndpointLimit>>;
   /**
    * Browser origins allowed to call the MCP endpoint `/v1/ext/mcp` (MCP_ALLOWED_ORIGINS, comma-separated, e.g.
    * `https://agent.example.com`; CONTRACT "MCP server": default none). A request with another `Origin` is 403;

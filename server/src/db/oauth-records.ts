@@ -100,3 +100,33 @@ export async function purgeExpiredOAuthRecords(sql: SqlRunner, batch: number): P
   );
   return rows[0]?.n ?? 0;
 }
+
+/**
+ * Deletes up to `batch` clients from Dynamic Client Registration (RFC 7591) that were never used: `Client` records
+ * with no `company_id` (not registered in the console), not a CIMD naming record (`payload.stageline_metadata_document`),
+ * created more than `olderThanSeconds` ago, with no `Grant` record naming them (`client_id`); with each, its
+ * `RegistrationAccessToken` records (oidc-provider issues one per registration, without expiry). One statement, oldest
+ * first. The keys are the columns, not `payload.stageline_owner`: a DCR registrant may send that property itself, and
+ * a console client always has its company. A grant written by a consent that commits while this statement runs is
+ * not seen (the statement's snapshot): that user's app gets `invalid_client` and registers again.
+ * @returns how many clients were deleted.
+ */
+export async function purgeUnusedRegisteredClients(sql: SqlRunner, olderThanSeconds: number, batch: number): Promise<number> {
+  const rows = await sql.query<{ n: number }>(
+    `with gone as (
+       delete from oauth_records where model = 'Client' and id in (
+         select c.id from oauth_records c
+          where c.model = 'Client' and c.company_id is null
+            and (c.payload->>'stageline_metadata_document') is distinct from 'true'
+            and c.created_at < now() - make_interval(secs => $1::int)
+            and not exists (select 1 from oauth_records g where g.model = 'Grant' and g.client_id = c.id)
+          order by c.created_at limit $2)
+       returning id),
+     tokens as (
+       -- Runs to completion although the main query does not read it (PostgreSQL: data-modifying WITH).
+       delete from oauth_records where model = 'RegistrationAccessToken' and client_id in (select id from gone))
+     select count(*)::int as n from gone`,
+    [olderThanSeconds, batch],
+  );
+  return rows[0]?.n ?? 0;
+}

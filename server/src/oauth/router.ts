@@ -5,6 +5,7 @@
  */
 import { Router, type RequestHandler } from "express";
 import type { AppContext } from "../context";
+import { oauthEndpointLimiters } from "./endpoint-limits";
 import { OAUTH_MOUNT, oauthProvider } from "./provider";
 import { oauthResources } from "./resources";
 import { OAUTH_SCOPES } from "./scope-policy";
@@ -39,9 +40,15 @@ export function authorizationServerMetadata(origin: string): Record<string, unkn
   };
 }
 
-/** The router for `/oauth` and the metadata document. Mount before any body parser (the provider reads its own). */
+/**
+ * The router for `/oauth` and the metadata document. Mount before any body parser (the provider reads its own).
+ * The unauthenticated endpoints that write state are limited per client IP first (endpoint-limits.ts).
+ */
 export function oauthRouter(ctx: AppContext): Router {
   const router = Router();
+  for (const limiter of oauthEndpointLimiters(ctx.prisma, ctx.config.oauthEndpointLimits)) {
+    for (const method of limiter.methods) router[method](limiter.path, limiter.handler);
+  }
   router.get(AS_METADATA_PATH, (_req, res) => {
     res.set("access-control-allow-origin", "*").set("cache-control", "public, max-age=300");
     res.json(authorizationServerMetadata(ctx.publicOrigin()));
