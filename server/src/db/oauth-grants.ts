@@ -4,6 +4,7 @@
  * them. Raw SQL on both databases; every read is scoped to a company by the caller.
  */
 import type { PrismaClient } from "../generated/prisma/client";
+import type { Queryable } from "./companies";
 import { query } from "./sql";
 
 /** One grant as the console lists it. */
@@ -89,4 +90,24 @@ export async function deleteGrantRecords(prisma: PrismaClient, grantId: string):
     [grantId],
   );
   return rows.length;
+}
+
+/**
+ * Revokes every grant user `userId` of company `companyId` gave (docs/oauth-storage.md "Revoking a grant", for all of
+ * them at once): deletes their `Grant` records, every record issued under them (access and refresh tokens, codes) and
+ * the user's authorization-server `Session` records. Used when the user is removed or loses a role (a grant must never
+ * give an app more than its user may do: services/users.ts), inside the caller's transaction.
+ * @returns how many grants were revoked.
+ */
+export async function deleteUserGrantRecords(db: Queryable, companyId: string, userId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ model: string }[]>`
+    WITH g AS (
+      SELECT id FROM oauth_records WHERE company_id = ${companyId} AND model = 'Grant' AND payload->>'accountId' = ${userId}
+    )
+    DELETE FROM oauth_records
+    WHERE grant_id IN (SELECT id FROM g)
+       OR (model = 'Grant' AND id IN (SELECT id FROM g))
+       OR (model = 'Session' AND payload->>'accountId' = ${userId})
+    RETURNING model`;
+  return rows.filter((r) => r.model === "Grant").length;
 }

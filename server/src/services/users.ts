@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { inTransaction, isUniqueViolation, type Queryable } from "../db/companies";
 import * as users from "../db/users";
+import { deleteUserGrantRecords } from "../db/oauth-grants";
 import { NUL_FREE_PATTERN, USER_NAME_MAX, nulFreeMessage, parseInput } from "@stageline/shared";
 import { domainError, notFound } from "./errors";
 import { recordAudit, type AuditAction, type AuditActor } from "./audit-log";
@@ -169,6 +170,7 @@ async function isLastOwner(tx: Queryable, user: { role: string; companyId: strin
 
 /**
  * Changes a user's role (body `{ role }`) and records `user.role_changed`, in one transaction with the company locked.
+ * A demotion revokes every OAuth grant the user gave (`oauth_grants_revoked` in the audit details).
  * The last owner cannot be demoted, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (bad role, last owner); 404 `not_found` (user).
  */
@@ -178,21 +180,29 @@ export async function changeRole(db: Queryable, userId: string, body: unknown, b
     if (before.role === role) return toSummary(before);
     if (await isLastOwner(tx, before)) throw lastOwner(before.email, "demoted");
     const row = await users.setRole(tx, userId, role);
-    await auditUser(tx, by, "user.role_changed", row, { from: before.role, to: row.role });
+    // A grant holds the scopes its user could grant at consent (oauth/scope-policy.ts): a demoted user's apps would keep
+    // them, so every grant the user gave is revoked with the demotion (the apps ask for consent again).
+    const revoked = ROLE_RANK[role] < ROLE_RANK[before.role] ? await deleteUserGrantRecords(tx, before.companyId, userId) : 0;
+    await auditUser(tx, by, "user.role_changed", row, { from: before.role, to: row.role, ...(revoked ? { oauth_grants_revoked: String(revoked) } : {}) });
     return toSummary(row);
   });
 }
 
+/** Roles by what they may do (a lower rank may grant fewer OAuth scopes: oauth/scope-policy.ts). */
+const ROLE_RANK: Record<string, number> = { member: 0, admin: 1, owner: 2 };
+
 /**
- * Removes a user (their sessions end with them) and records `user.removed`, in one transaction with the company
+ * Removes a user (their sessions and OAuth grants end with them) and records `user.removed`, in one transaction with the company
  * locked. The last owner cannot be removed, also when another owner is demoted or removed at the same moment.
  * @throws DomainError 400 `validation_failed` (last owner); 404 `not_found` (user).
  */
 export async function removeUser(db: Queryable, userId: string, by: UserManager): Promise<UserSummary> {
   return withOwnersLocked(db, userId, by, async (tx, row) => {
     if (await isLastOwner(tx, row)) throw lastOwner(row.email, "removed");
+    // The user's OAuth grants end with them: their apps' tokens stop at once, in every process.
+    const revoked = await deleteUserGrantRecords(tx, row.companyId, userId);
     await users.deleteUser(tx, userId);
-    await auditUser(tx, by, "user.removed", row, { role: row.role });
+    await auditUser(tx, by, "user.removed", row, { role: row.role, ...(revoked ? { oauth_grants_revoked: String(revoked) } : {}) });
     return toSummary(row);
   });
 }
