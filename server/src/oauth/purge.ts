@@ -8,6 +8,7 @@
  */
 import type { SqlRunner } from "../db/sql";
 import { purgeExpiredOAuthRecords, purgeUnusedRegisteredClients } from "../db/oauth-records";
+import { startPeriodicJob, untilNone, type PeriodicJob } from "../services/periodic-job";
 
 /** Rows per delete statement. */
 export const PURGE_BATCH = 500;
@@ -21,37 +22,16 @@ export const UNUSED_CLIENT_MAX_AGE_SECONDS = 7 * 24 * 3600;
 /** Time between runs, ms (10 minutes). */
 export const PURGE_INTERVAL_MS = 10 * 60_000;
 
-/** A started purge job. */
-export interface OAuthPurge {
-  /** Runs once more now (after a run in progress); resolves with the records it deleted (expired records and unused clients; 0 after a failure). */
-  runNow(): Promise<number>;
-  /** Cancels the timer and waits for a run in progress. */
-  stop(): Promise<void>;
-}
+/** A started purge job (services/periodic-job.ts). */
+export type OAuthPurge = PeriodicJob;
 
 /** Starts the purge: one run now, then every `intervalMs`; a failed run is reported to `onError` and retried later. */
 export function startOAuthPurge(sql: SqlRunner, onError: (err: unknown) => void, intervalMs: number = PURGE_INTERVAL_MS): OAuthPurge {
-  let running: Promise<number> = Promise.resolve(0);
-  const runNow = () =>
-    (running = running
-      .then(async () => {
-        let total = 0;
-        for (let n = -1; n !== 0; total += n) n = await purgeExpiredOAuthRecords(sql, PURGE_BATCH);
-        for (let n = -1; n !== 0; total += n) n = await purgeUnusedRegisteredClients(sql, UNUSED_CLIENT_MAX_AGE_SECONDS, PURGE_BATCH);
-        return total;
-      })
-      .catch((err: unknown) => {
-        onError(err);
-        return 0;
-      }));
-  void runNow();
-  const timer = setInterval(() => void runNow(), intervalMs);
-  timer.unref();
-  return {
-    runNow,
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startPeriodicJob(
+    async () =>
+      (await untilNone(() => purgeExpiredOAuthRecords(sql, PURGE_BATCH))) +
+      (await untilNone(() => purgeUnusedRegisteredClients(sql, UNUSED_CLIENT_MAX_AGE_SECONDS, PURGE_BATCH))),
+    onError,
+    intervalMs,
+  );
 }

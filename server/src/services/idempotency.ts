@@ -11,6 +11,7 @@ import { IDEMPOTENCY_KEY_TTL_SECONDS } from "@stageline/shared";
 import type { PrismaClient, Prisma } from "../generated/prisma/client";
 import { claimKey, purgeExpiredKeys, storeResponse, type IdempotencyClaim, type ResponseToStore, type StoredResponse } from "../db/idempotency";
 import { DomainError, domainError } from "./errors";
+import { startPeriodicJob, untilNone, type PeriodicJob } from "./periodic-job";
 
 export type { IdempotencyClaim, ResponseToStore, StoredResponse } from "../db/idempotency";
 
@@ -88,29 +89,6 @@ export const PURGE_INTERVAL_MS = 10 * 60 * 1000;
  * background (the timer does not keep the process alive). A failed purge is logged and tried again next time.
  * @returns `stop`, which cancels the timer and waits for a purge in progress.
  */
-export function startIdempotencyPurge(
-  prisma: PrismaClient,
-  onError: (err: unknown) => void,
-  intervalMs: number = PURGE_INTERVAL_MS,
-): { stop(): Promise<void>; runNow(): Promise<number> } {
-  let running: Promise<number> = Promise.resolve(0);
-  const runNow = () =>
-    (running = running.then(async () => {
-      let total = 0;
-      for (let n = -1; n !== 0; total += n) n = await purgeExpiredKeys(prisma);
-      return total;
-    }).catch((err: unknown) => {
-      onError(err);
-      return 0;
-    }));
-  void runNow();
-  const timer = setInterval(() => void runNow(), intervalMs);
-  timer.unref();
-  return {
-    runNow,
-    stop: async () => {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startIdempotencyPurge(prisma: PrismaClient, onError: (err: unknown) => void, intervalMs: number = PURGE_INTERVAL_MS): PeriodicJob {
+  return startPeriodicJob(() => untilNone(() => purgeExpiredKeys(prisma)), onError, intervalMs);
 }
