@@ -21,6 +21,7 @@ import {
 import { startTestServer } from "./helpers/test-server";
 import { consoleRouter } from "../src/console";
 import { SECOND_FACTOR_LIMITS } from "../src/console/failure-limits";
+import { withinOneWindow } from "./helpers/fixed-window";
 import { createCompany } from "../src/services/companies";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
 import { inviteUser } from "../src/services/users";
@@ -47,22 +48,6 @@ function freshCode(secret: string, used: Set<string>, consume = true): string {
     }
   }
   throw new Error("no fresh code");
-}
-
-/**
- * Runs `phase` (which counts failures against a limit and returns its assertions) so that all its requests fall in
- * one fixed window of the failure limiters (http/rate-limit.ts `DatabaseRateLimitStore.windowStart`: windows of
- * `SECOND_FACTOR_LIMITS.windowMs` aligned to the epoch). When a window boundary passed while it ran, its counts were
- * split between two windows, so it runs once more with fresh accounts and addresses (`attempt` 1); a phase lasts far
- * less than a window, so the second run cannot straddle one too.
- */
-async function withinOneWindow(phase: (attempt: number) => Promise<() => Promise<void>>): Promise<void> {
-  const windowOf = (ms: number) => Math.floor(ms / SECOND_FACTOR_LIMITS.windowMs);
-  for (let attempt = 0; ; attempt++) {
-    const started = Date.now();
-    const check = await phase(attempt);
-    if (windowOf(started) === windowOf(Date.now()) || attempt > 0) return check();
-  }
 }
 
 /** Turns two-factor sign-in on for `user` through the services. @returns the secret, the recovery codes and the used codes. */
@@ -224,7 +209,7 @@ describe("the second step", () => {
   });
 
   it(`refuses an account after ${SECOND_FACTOR_LIMITS.perAccount} wrong codes (even the right one), and an IP after ${SECOND_FACTOR_LIMITS.perIp}`, async () => {
-    await withinOneWindow(async (attempt) => {
+    await withinOneWindow(SECOND_FACTOR_LIMITS.windowMs, async (attempt) => {
       const user = await createConsoleUser(env.t, "member");
       const { secret, used } = await enableFor(user);
       for (let i = 0; i < SECOND_FACTOR_LIMITS.perAccount; i++) {
@@ -243,7 +228,7 @@ describe("the second step", () => {
     });
 
     // Per IP: wrong codes for many accounts from one address.
-    await withinOneWindow(async (attempt) => {
+    await withinOneWindow(SECOND_FACTOR_LIMITS.windowMs, async (attempt) => {
       const ip = { "x-forwarded-for": `203.0.${113 + attempt}.50` };
       const others = await Promise.all([1, 2, 3].map(() => createConsoleUser(env.t, "member")));
       for (const other of others) await enableFor(other);
