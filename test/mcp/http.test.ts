@@ -6,6 +6,7 @@
  * `rate_limited` tool error. PGlite by default; PostgreSQL with TEST_DATABASE_URL.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { awayFromWindowEnd } from "../../server/test/helpers/fixed-window";
 import { startTestServerWithRateLimit, type TestServer } from "../../server/test/helpers/test-server";
 import { DEFAULT_TOOL_NAMES, call, conformanceSuite, problemOf, type Connect } from "./conformance";
 
@@ -169,9 +170,8 @@ describe("the key's rate limit", () => {
 
   it("is shared with the REST API, and over it a tool call is an isError result that says when to retry", async () => {
     // The limit counts in windows aligned to the clock's minute (server/src/http/rate-limit.ts): six calls that
-    // straddle a window's end would all pass. Late in a window, start in the next one (as hot-paths.test.ts does).
-    const intoWindow = Date.now() % 60_000;
-    if (intoWindow > 40_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 100));
+    // straddle a window's end would all pass. Late in a window, start in the next one.
+    await awayFromWindowEnd(limited.server.ctx.config.rateLimitWindowSeconds * 1000, 20_000);
     const client = await httpConnect(limited)(limited.apiKey);
     try {
       const results = [];
