@@ -5,9 +5,11 @@
  * than the window has left and moves `RateLimit-Remaining` by what it consumed, `405` of `/v1/ext/mcp` comes before
  * the key and in the problem format; on PostgreSQL, two server processes sharing one schema cannot exceed the limit
  * together. PGlite by default; PostgreSQL with TEST_DATABASE_URL. The window is one hour (RATE_LIMIT_WINDOW_SECONDS)
- * so that no test straddles a window's end.
+ * and each test starts at least 30 s before its end (the windows are aligned to the clock), so that no test
+ * straddles a window's end and sees its counts split.
  */
 import { query } from "../src/db/sql";
+import { awayFromWindowEnd } from "./helpers/fixed-window";
 import { useProcessPair } from "./helpers/process-pair";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 
@@ -63,6 +65,9 @@ function tally(messages: any[]): { ok: number; rateLimited: number; retryAfter: 
 
 const remainingOf = (res: Response): number => Number(res.headers.get("ratelimit-remaining"));
 
+/** Each test counts against one window: late in one (under 30 s left, 1 hour in 120), it starts in the next. */
+const inOneWindow = () => beforeEach(() => awayFromWindowEnd(WINDOW_SECONDS * 1000, 30_000), 60_000);
+
 describe("the MCP endpoint's rate limit against batches (one server, 60 per window)", () => {
   let t: TestServer;
   let itemCount: (companyId: string) => Promise<number>;
@@ -79,6 +84,7 @@ describe("the MCP endpoint's rate limit against batches (one server, 60 per wind
   afterAll(async () => {
     await t?.close();
   });
+  inOneWindow();
 
   const stageId = () => t.pipeline.stages[0]!.id;
   const createArgs = (i: number) => ({ pipeline_id: t.pipeline.id, stage_id: stageId(), name: `Batch ${i}` });
@@ -184,6 +190,7 @@ describe("the MCP endpoint's rate limit against batches (one server, 60 per wind
 if (process.env.TEST_DATABASE_URL) {
   describe("two server processes on one PostgreSQL schema", () => {
     const pair = useProcessPair({ RATE_LIMIT_PER_MINUTE: String(LIMIT), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) });
+    inOneWindow();
 
     it("cannot together run more than the window's 60 tool calls, however the batches interleave", async () => {
       const batch = toolCalls(40, "describe_pipelines", () => ({}));

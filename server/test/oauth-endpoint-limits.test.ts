@@ -6,13 +6,15 @@
  * The client IP is varied with X-Forwarded-For from the loopback peer (TRUST_PROXY `loopback`). Small limits come from
  * `config.oauthEndpointLimits` (tests only); every other test runs with the production limits.
  */
+import { awayFromWindowEnd } from "./helpers/fixed-window";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { OAUTH_ENDPOINT_LIMITS } from "../src/oauth/endpoint-limits";
 import { startOAuthPurge, UNUSED_CLIENT_MAX_AGE_SECONDS } from "../src/oauth/purge";
 import { purgeUnusedRegisteredClients } from "../src/db/oauth-records";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
-// A day-long window: the counters' fixed windows are aligned to the clock, so a short one could reset mid-test.
+// A day-long window: the counters' fixed windows are aligned to the clock, so a short one could reset mid-test; each
+// test of the limits also starts at least 30 s before the day's end (00:00 UTC), for the same reason.
 const DAY = 86_400;
 const LIMITS = {
   registration: { perIp: 3, windowSeconds: DAY },
@@ -51,6 +53,8 @@ async function expectRefused(res: Response): Promise<void> {
 }
 
 describe("per-IP limits of the OAuth endpoints", () => {
+  beforeEach(() => awayFromWindowEnd(DAY * 1000, 30_000), 60_000);
+
   it("the production table keeps room for big MCP hosts", () => {
     expect(OAUTH_ENDPOINT_LIMITS).toEqual({
       registration: { perIp: 60, windowSeconds: 600 },
