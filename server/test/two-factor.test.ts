@@ -8,6 +8,7 @@
 import { Secret, TOTP } from "otpauth";
 import { createConsoleUser, type ConsoleUser } from "./helpers/console-browser";
 import { startTestServer, type TestServer } from "./helpers/test-server";
+import { wrongCode } from "./helpers/totp";
 import { completeSecondFactor, hashSessionId, resolveSession, SECOND_FACTOR_PENDING_MS, signIn } from "../src/services/console-sessions";
 import {
   beginSetup,
@@ -76,7 +77,7 @@ describe("setup", () => {
     expect(row.totpEnabledAt).toBeNull();
 
     // A wrong code does not turn it on.
-    const wrong = codeAt(setup.secret, at(0)) === "000000" ? "111111" : "000000";
+    const wrong = wrongCode(setup.secret, at(0).getTime());
     await expect(confirmSetup(db(), user.id, wrong, by(user), at(0))).rejects.toMatchObject({ code: "validation_failed" });
     await expect(confirmSetup(db(), user.id, "not a code", by(user), at(0))).rejects.toBeInstanceOf(DomainError);
     expect((await twoFactorStatus(db(), user.id)).enabled).toBe(false);
@@ -230,7 +231,7 @@ describe("sign-in", () => {
     expect(await auditActions(user.id)).not.toContain("sign_in.succeeded");
 
     const who = { id: user.id, email: user.email, companyId: user.companyId };
-    expect(await completeSecondFactor(db(), hashSessionId(pending.sessionId), who, { code: "000000", ip: null }, now)).toBeNull();
+    expect(await completeSecondFactor(db(), hashSessionId(pending.sessionId), who, { code: wrongCode(secret, now.getTime()), ip: null }, now)).toBeNull();
     const full = await completeSecondFactor(db(), hashSessionId(pending.sessionId), who, { code: codeAt(secret, now), ip: "192.0.2.9" }, now);
     expect(full).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(full).not.toBe(pending.sessionId);
