@@ -8,7 +8,7 @@ import { PROBLEM_CONTENT_TYPE } from "@stageline/shared";
 import { loadConfig } from "../src/config/config";
 import { readWebhookQueueStats } from "../src/db/webhook-stats";
 import { startTestServer, type TestServer } from "./helpers/test-server";
-import { createSubscription, emitEvents, startReceiver } from "./helpers/receiver";
+import { createSubscription, emitEvents, startReceiver, waitUntil } from "./helpers/receiver";
 
 /** One sample line of the Prometheus text format. */
 interface Sample {
@@ -225,6 +225,8 @@ describe("the delivery engine's metrics, from real deliveries", () => {
       await createSubscription(t.server.ctx, { companyId: t.companyId, targetUrl: `${rx.url}/hook` });
       await emitEvents(t.server.ctx, t.companyId, 3);
       await rx.waitFor(() => rx.accepted().length === 3, "three deliveries");
+      // The receiver has answered before the dispatcher reads the answer and counts it: wait for the count.
+      await waitUntil(async () => valueOf((await scrape(t)).samples, "stageline_webhook_attempts_total", { outcome: "succeeded" }) === 3, "the third success counted");
       const { samples } = await scrape(t);
       expect(valueOf(samples, "stageline_webhook_attempts_total", { outcome: "retry" })).toBe(1);
       expect(valueOf(samples, "stageline_webhook_attempts_total", { outcome: "succeeded" })).toBe(3);
