@@ -12,6 +12,7 @@
  */
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { createUser } from "../src/services/users";
+import { awayFromWindowEnd } from "./helpers/fixed-window";
 import { useProcessPair } from "./helpers/process-pair";
 import { startReceiver } from "./helpers/receiver";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
@@ -359,6 +360,8 @@ describe("batch envelope", () => {
 
   it("counts as one request for the rate limit", async () => {
     const { key } = await t.newKey();
+    // Both requests in one fixed window (aligned to the clock): across a boundary the batch would count 1 afresh.
+    await awayFromWindowEnd(t.server.ctx.config.rateLimitWindowSeconds * 1000, 5_000);
     const first = await api("GET", "/v1/ext/me", undefined, key);
     const before = Number(first.headers.get("ratelimit-remaining"));
     const res = await api("POST", ITEMS, { operations: Array.from({ length: 50 }, () => ({ op: "create", ...createBody() })) }, key);
