@@ -28,6 +28,7 @@ import type { NoteRecord } from "./note-record";
 import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import type { RowWriteOutcome } from "./write-outcome";
 import { query, sqlOf, type TransactionQuery } from "./sql";
+import { lockCompanyAndRows, runGrouped, type GroupedStatement } from "./write-groups";
 
 /** Filters of the notes list (CONTRACT "Notes", "Lists"); absent fields do not filter. */
 export interface NoteFilters {
@@ -118,7 +119,7 @@ const INSERT_NOTE_CTES = `item_row AS MATERIALIZED (
          ), ${insertEventsCte("new_events", "new_note", "$2", 8)}, ${fanOutCtes("new_events", "$2")}`;
 
 /** The outcome columns of a note create. */
-const CREATE_OUTCOME = `(SELECT count(*) FROM company_row)::int AS company, (SELECT count(*) FROM item_row)::int AS item,
+const CREATE_OUTCOME_COLUMNS = `(SELECT count(*) FROM company_row)::int AS company, (SELECT count(*) FROM item_row)::int AS item,
        (SELECT count(*) FROM new_note)::int AS created`;
 
 /** The outcome of a create statement's row. */
@@ -127,6 +128,16 @@ function createOutcome(row: { company: number; item: number; created: number }):
   if (Number(row.company) === 0) return { written: false, reason: "no_company" };
   return { written: false, reason: "no_item" };
 }
+
+/**
+ * The note create without an idempotency key, grouped with the company's concurrent ones (db/write-groups.ts): its
+ * statement locks the company row, then the note's item (`$3`) `FOR KEY SHARE`, then the event-order lock.
+ */
+const INSERT_NOTE: GroupedStatement = {
+  name: "insert-note-with-events",
+  text: `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME_COLUMNS}`,
+  prelock: (q, companyId, members) => lockCompanyAndRows(q, companyId, "items", members.map((params) => params[2])),
+};
 
 /**
  * Inserts the note `note` (version 1; `created_at` = `updated_at` = `note.createdAt`) of company `companyId` with
@@ -146,12 +157,7 @@ export async function insertNoteWithEvents(
 ): Promise<NoteWriteOutcome> {
   const params: unknown[] = [note.id, companyId, note.itemId, note.body, note.pinned, note.createdBy, note.createdAt.toISOString(), ...eventParams(events)];
   type Row = { company: number; item: number; created: number };
-  if (!idempotency) {
-    const rows = await query<Row>(prisma, `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME}`, params, {
-      name: "insert-note-with-events",
-    });
-    return createOutcome(rows[0]!);
-  }
+  if (!idempotency) return createOutcome((await runGrouped<Row>(prisma, INSERT_NOTE, companyId, params))[0]!);
   const { claim, body, location } = idempotency;
   params.push(claim.key, claim.requestHash, body, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -165,7 +171,7 @@ export async function insertNoteWithEvents(
         location: "$14",
         ttl: "$15",
       })}
-       SELECT ${CREATE_OUTCOME}, ${CLAIM_SELECT.columns}
+       SELECT ${CREATE_OUTCOME_COLUMNS}, ${CLAIM_SELECT.columns}
        ${CLAIM_SELECT.from}`,
       params,
       { name: "insert-note-with-events-idempotent" },
