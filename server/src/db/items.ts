@@ -22,7 +22,7 @@ import {
 import { matchLockIds, pipelineState, type LockedPipeline } from "./upsert-locks";
 import { lockedCompanyCte } from "./companies";
 import { query, run, type Executor, type TransactionQuery } from "./sql";
-import { lockCompanyAndRows, runGrouped, type GroupedStatement } from "./write-groups";
+import { lockCompanyAndRows, oneByOne, runGrouped, type GroupedStatement } from "./write-groups";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -535,7 +535,9 @@ const INSERT_ITEM_SQL = `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
 const INSERT_ITEM: GroupedStatement = {
   name: "insert-item-with-event",
   text: INSERT_ITEM_SQL,
-  prelock: (q, companyId, members) => lockCompanyAndRows(q, companyId, "pipelines", members.map((params) => params[2])),
+  runGroup: oneByOne("insert-item-with-event", INSERT_ITEM_SQL, (q, companyId, members) =>
+    lockCompanyAndRows(q, companyId, "pipelines", members.map((params) => params[2])),
+  ),
 };
 
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */

@@ -21,8 +21,8 @@
  *   never another's.
  *
  * Why holding a group's locks until its commit deadlocks nothing: before any member's statement, the group takes,
- * in a fixed order (`GroupedStatement.prelock`: the company row, then the rows its members lock, sorted by id), every
- * row lock its statements take before the event-order lock; so once a group holds the event-order lock it waits for
+ * in a fixed order (`GroupedStatement.runGroup`: the company row, then the rows its members lock, sorted by id),
+ * every row lock its statements take before the event-order lock; so once a group holds the event-order lock it waits for
  * no other lock. A transaction that holds one of those rows exclusively (a delete) and waits for the event-order lock
  * is therefore never waited on by a group that holds it.
  *
@@ -47,11 +47,30 @@ export interface GroupedStatement {
   /** The statement's text; one row of outcome columns or more, as the caller reads them alone. */
   text: string;
   /**
-   * Takes, inside the group's transaction and before its members' statements, every row lock those statements take
-   * before the event-order lock, in a fixed order (the company row first, then its other rows sorted by id), given
-   * the company's id and the members' parameters.
+   * Runs a group inside its transaction `q`: what each member's statement (its parameters in `members`) would have
+   * written alone, in member order, taking every row lock its writes need before the event-order lock, in a fixed
+   * order (the company row first, then its other rows sorted by id): `oneByOne` runs the statement per member after
+   * such a prelock; a statement of its own may do it all in one round trip.
+   * @returns each member's rows, as the statement alone would have returned them, in member order.
    */
-  prelock(q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]): Promise<void>;
+  runGroup(q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]): Promise<unknown[][]>;
+}
+
+/**
+ * A `GroupedStatement.runGroup` that runs `prelock` (given the company id and the members' parameters), then
+ * `text` once per member, in order, one round trip each.
+ */
+export function oneByOne(
+  name: string,
+  text: string,
+  prelock: (q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]) => Promise<void>,
+): GroupedStatement["runGroup"] {
+  return async (q, companyId, members) => {
+    await prelock(q, companyId, members);
+    const out: unknown[][] = [];
+    for (const params of members) out.push(await q(text, params, { name }));
+    return out;
+  };
 }
 
 /** A write waiting for its lane's next group. */
@@ -109,12 +128,7 @@ async function drain(runner: SqlRunner, lanes: Map<string, Lane>, key: string, l
 async function runGroup(runner: SqlRunner, statement: GroupedStatement, companyId: string, members: Waiting[]): Promise<boolean> {
   let results: unknown[][];
   try {
-    results = await runner.transaction(async (q) => {
-      await statement.prelock(q, companyId, members.map((m) => m.params));
-      const out: unknown[][] = [];
-      for (const m of members) out.push(await q(statement.text, m.params, { name: statement.name }));
-      return out;
-    });
+    results = await runner.transaction((q) => statement.runGroup(q, companyId, members.map((m) => m.params)));
   } catch {
     return false;
   }
@@ -123,7 +137,7 @@ async function runGroup(runner: SqlRunner, statement: GroupedStatement, companyI
 }
 
 /**
- * `GroupedStatement.prelock` helper: locks the company row `companyId`, then the company's rows of `table` whose ids
+ * A `oneByOne` prelock: locks the company row `companyId`, then the company's rows of `table` whose ids
  * are `ids` (deduplicated, in id order), `FOR KEY SHARE` (what the statements' own CTEs and foreign keys take).
  * `table` is a fixed table name from the caller's code, never input.
  */
