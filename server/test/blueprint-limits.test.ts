@@ -169,6 +169,7 @@ describe("a pipeline stored before the limits, with a huge blueprint", () => {
     // Record every row the raw runner returns (the API, the console and the structure query read through it).
     original = sqlOf(prisma);
     registerSqlRunner(prisma, {
+      concurrent: original.concurrent,
       query: async <T>(text: string, params?: readonly unknown[], options?: { name?: string }) => {
         const result = await original.query<T>(text, params, options);
         rows.push(...(result as Record<string, unknown>[]));

@@ -89,6 +89,7 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.
   const sql: SqlRunner = {
+    concurrent: false,
     query: async <T>(text: string, params: readonly unknown[] = []) => (await pglite.query<T>(text, params as unknown[])).rows,
     transaction: (fn) =>
       pglite.transaction((tx) => fn(async <T>(text: string, params: readonly unknown[] = []) => (await tx.query<T>(text, params as unknown[])).rows)),
@@ -129,6 +130,7 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   const sql: SqlRunner = {
+    concurrent: true,
     query: async <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) =>
       (await pool.query({ text, values: params as unknown[], ...(options?.name ? { name: options.name } : {}) })).rows as T[],
     transaction: async (fn) => {

@@ -22,6 +22,7 @@ import {
 import { matchLockIds, pipelineState, type LockedPipeline } from "./upsert-locks";
 import { lockedCompanyCte } from "./companies";
 import { query, run, type Executor, type TransactionQuery } from "./sql";
+import { lockCompanyAndRows, oneByOne, runGrouped, type GroupedStatement } from "./write-groups";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -432,7 +433,7 @@ export async function insertItemWithEvent(
   idempotency?: { claim: IdempotencyClaim; location: string },
 ): Promise<{ shortId: string | null; deliveries: number; companyGone?: boolean; inUse?: boolean; stored?: StoredResponse }> {
   const params = insertItemParams(item, event);
-  if (!idempotency) return insertItemRun(prisma, params, { name: "insert-item-with-event" });
+  if (!idempotency) return insertItemOutcome(await runGrouped(prisma, INSERT_ITEM, item.companyId, params));
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -479,13 +480,11 @@ function insertItemParams(item: ItemToInsert, event: ItemEventToInsert): unknown
   ];
 }
 
-/** Runs `INSERT_ITEM_SQL` on `db` and reads its outcome as `insertItemWithEvent` returns it. */
-async function insertItemRun(
-  db: Executor,
-  params: unknown[],
-  options?: { name: string },
-): Promise<{ shortId: string | null; deliveries: number; companyGone: boolean }> {
-  const rows = await run<{ short_id: string | null; deliveries: number; companies: number }>(db, INSERT_ITEM_SQL, params, options);
+/** The outcome row of `INSERT_ITEM_SQL`. */
+type InsertItemRow = { short_id: string | null; deliveries: number; companies: number };
+
+/** The outcome of `INSERT_ITEM_SQL` as `insertItemWithEvent` returns it. */
+function insertItemOutcome(rows: InsertItemRow[]): { shortId: string | null; deliveries: number; companyGone: boolean } {
   return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0), companyGone: Number(rows[0]?.companies) === 0 };
 }
 
@@ -526,6 +525,20 @@ const INSERT_ITEM_CTES = `new_item AS (
 const INSERT_ITEM_SQL = `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
        SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
          (SELECT count(*) FROM company_row)::int AS companies`;
+
+/**
+ * The item create without an idempotency key, grouped with the company's concurrent ones (db/write-groups.ts): its
+ * statement locks the company row, then the pipeline (`$3`) `FOR KEY SHARE` (the stage and status rows its foreign
+ * keys lock are held against nobody: a pipeline's structure changes only by its deletion, which first waits at the
+ * company and pipeline rows), then the event-order lock.
+ */
+const INSERT_ITEM: GroupedStatement = {
+  name: "insert-item-with-event",
+  text: INSERT_ITEM_SQL,
+  runGroup: oneByOne("insert-item-with-event", INSERT_ITEM_SQL, (q, companyId, members) =>
+    lockCompanyAndRows(q, companyId, "pipelines", members.map((params) => params[2])),
+  ),
+};
 
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */
 export interface ItemColumns {

@@ -25,9 +25,10 @@ import {
 } from "./idempotency";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import type { NoteRecord } from "./note-record";
-import { eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
+import { eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import type { RowWriteOutcome } from "./write-outcome";
 import { query, sqlOf, type TransactionQuery } from "./sql";
+import { runGrouped, type GroupedStatement } from "./write-groups";
 
 /** Filters of the notes list (CONTRACT "Notes", "Lists"); absent fields do not filter. */
 export interface NoteFilters {
@@ -118,7 +119,7 @@ const INSERT_NOTE_CTES = `item_row AS MATERIALIZED (
          ), ${insertEventsCte("new_events", "new_note", "$2", 8)}, ${fanOutCtes("new_events", "$2")}`;
 
 /** The outcome columns of a note create. */
-const CREATE_OUTCOME = `(SELECT count(*) FROM company_row)::int AS company, (SELECT count(*) FROM item_row)::int AS item,
+const CREATE_OUTCOME_COLUMNS = `(SELECT count(*) FROM company_row)::int AS company, (SELECT count(*) FROM item_row)::int AS item,
        (SELECT count(*) FROM new_note)::int AS created`;
 
 /** The outcome of a create statement's row. */
@@ -127,6 +128,60 @@ function createOutcome(row: { company: number; item: number; created: number }):
   if (Number(row.company) === 0) return { written: false, reason: "no_company" };
   return { written: false, reason: "no_item" };
 }
+
+/**
+ * The note creates of one group (db/write-groups.ts) in ONE statement: the company row, then every member's item
+ * (`FOR KEY SHARE`, in id order), the notes that still have their item, the company's event-order lock, their
+ * events in member order (so their `seq` follows it) and the events' deliveries. Parameters: `$1` the company, `$2`..`$7`
+ * the members' note ids, item ids, bodies, pinned flags, authors and times (arrays in member order), `$8`..`$11` every
+ * member's events (note id, event id, name, JSON body; arrays in member order). One outcome row per member (`n` from
+ * 1, in member order), with the columns of a lone create's outcome.
+ */
+const INSERT_NOTES_GROUP_SQL = `WITH ${lockedCompanyCte("$1")}, m AS MATERIALIZED (
+           SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::timestamptz[])
+             WITH ORDINALITY AS m(id, item_id, body, pinned, created_by, created_at, n)
+         ), item_row AS MATERIALIZED (
+           SELECT i.id FROM items i
+           WHERE i.id = ANY ($3::text[]) AND i.company_id = $1 AND EXISTS (SELECT 1 FROM company_row)
+           ORDER BY i.id FOR KEY SHARE
+         ), new_note AS (
+           INSERT INTO notes (id, company_id, item_id, body, pinned, created_by, created_at, updated_at, version)
+           SELECT m.id, $1, m.item_id, m.body, m.pinned, m.created_by, m.created_at, m.created_at, 1 FROM m
+           WHERE EXISTS (SELECT 1 FROM company_row) AND m.item_id IN (SELECT id FROM item_row)
+           ORDER BY m.n
+           RETURNING id
+         ), ${eventOrderLockCte("new_events_order", "$1")}, new_events AS (
+           INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
+           SELECT e.id, $1, e.type, new_note.id, e.payload::json
+           FROM unnest($8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS e(note_id, id, type, payload, n)
+             JOIN new_note ON new_note.id = e.note_id CROSS JOIN new_events_order
+           ORDER BY e.n
+           RETURNING id, type, seq, payload
+         ), ${fanOutCtes("new_events", "$1")}
+       SELECT m.n::int AS n, (SELECT count(*) FROM company_row)::int AS company,
+         (m.item_id IN (SELECT id FROM item_row))::int AS item, (m.id IN (SELECT id FROM new_note))::int AS created
+       FROM m ORDER BY m.n`;
+
+/** The parameters of `INSERT_NOTES_GROUP_SQL` from the members' parameters of the lone create (`insertNoteWithEvents`). */
+function groupParams(companyId: string, members: readonly (readonly unknown[])[]): unknown[] {
+  const column = (i: number) => members.map((p) => p[i]);
+  const events = members.flatMap((p) => (p[7] as string[]).map((id, k) => [p[0], id, (p[8] as string[])[k], (p[9] as string[])[k]]));
+  return [companyId, column(0), column(2), column(3), column(4), column(5), column(6), ...[0, 1, 2, 3].map((k) => events.map((e) => e[k]))];
+}
+
+/**
+ * The note create without an idempotency key, grouped with the company's concurrent ones (db/write-groups.ts): alone,
+ * its statement locks the company row, then the note's item (`$3`) `FOR KEY SHARE`, then the event-order lock; a
+ * group runs `INSERT_NOTES_GROUP_SQL`, one round trip for all its members.
+ */
+const INSERT_NOTE: GroupedStatement = {
+  name: "insert-note-with-events",
+  text: `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME_COLUMNS}`,
+  runGroup: async (q, companyId, members) => {
+    const rows = await q<{ n: number }>(INSERT_NOTES_GROUP_SQL, groupParams(companyId, members), { name: "insert-notes-group" });
+    return rows.map((row) => [row]);
+  },
+};
 
 /**
  * Inserts the note `note` (version 1; `created_at` = `updated_at` = `note.createdAt`) of company `companyId` with
@@ -146,12 +201,7 @@ export async function insertNoteWithEvents(
 ): Promise<NoteWriteOutcome> {
   const params: unknown[] = [note.id, companyId, note.itemId, note.body, note.pinned, note.createdBy, note.createdAt.toISOString(), ...eventParams(events)];
   type Row = { company: number; item: number; created: number };
-  if (!idempotency) {
-    const rows = await query<Row>(prisma, `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME}`, params, {
-      name: "insert-note-with-events",
-    });
-    return createOutcome(rows[0]!);
-  }
+  if (!idempotency) return createOutcome((await runGrouped<Row>(prisma, INSERT_NOTE, companyId, params))[0]!);
   const { claim, body, location } = idempotency;
   params.push(claim.key, claim.requestHash, body, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -165,7 +215,7 @@ export async function insertNoteWithEvents(
         location: "$14",
         ttl: "$15",
       })}
-       SELECT ${CREATE_OUTCOME}, ${CLAIM_SELECT.columns}
+       SELECT ${CREATE_OUTCOME_COLUMNS}, ${CLAIM_SELECT.columns}
        ${CLAIM_SELECT.from}`,
       params,
       { name: "insert-note-with-events-idempotent" },

@@ -14,6 +14,11 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client";
 /** Runs single statements outside any transaction (each one is atomic and autocommitted). */
 export interface SqlRunner {
   /**
+   * Whether statements run on several connections at once (PostgreSQL's pool: true), or one at a time on one
+   * connection (PGlite: false). db/write-groups.ts groups commits only where they can overlap.
+   */
+  readonly concurrent: boolean;
+  /**
    * Runs one statement with bound parameters.
    * @returns its rows (empty for statements without RETURNING).
    * @throws the driver's error (e.g. a constraint violation), unchanged.
@@ -63,6 +68,11 @@ export function sqlOf(prisma: PrismaClient): SqlRunner {
   return open?.runner === runner ? open.view : runner;
 }
 
+/** Whether the calling code runs inside `inEnclosingTransaction` on the database of `prisma`. */
+export function insideEnclosingTransaction(prisma: PrismaClient): boolean {
+  return enclosing.getStore()?.runner === runners.get(prisma);
+}
+
 /** The transaction `inEnclosingTransaction` opened, seen from the code it runs. */
 interface EnclosingTransaction {
   runner: SqlRunner;
@@ -93,6 +103,7 @@ export function inEnclosingTransaction<R>(prisma: PrismaClient, work: (q: Transa
   return runner.transaction((q) => {
     let savepoints = 0;
     const view: SqlRunner = {
+      concurrent: false,
       query: <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) => q<T>(text, params, options),
       transaction: async <T>(fn: (query: TransactionQuery) => Promise<T>) => {
         const name = `enclosed_${++savepoints}`;
