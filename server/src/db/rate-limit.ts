@@ -4,18 +4,22 @@ import { query, sqlOf } from "./sql";
 
 /**
  * The conflict clause that turns `INSERT INTO rate_limit_windows (key, window_start, hits) ... 1` into "count one
- * hit": the same window adds one, a newer window starts again at 1. Ends with `RETURNING hits`. Shared with
+ * hit": the same window adds one, a newer window starts again at 1, and a hit of an OLDER window than the stored one
+ * (a request that read the clock just before a boundary and reached the database after a request of the next window)
+ * counts in the stored window: the counter never goes back to an older window, so such a late hit cannot reset the
+ * new window's count (which let a burst at a boundary through uncounted). Ends with `RETURNING hits`. Shared with
  * db/api-keys.ts `findKeyAndCountHit`, which counts the hit in the key lookup's own statement.
  */
 export const COUNT_HIT_ON_CONFLICT = `ON CONFLICT (key) DO UPDATE SET
-       hits = CASE WHEN rate_limit_windows.window_start = EXCLUDED.window_start THEN rate_limit_windows.hits + 1 ELSE 1 END,
-       window_start = EXCLUDED.window_start
+       hits = CASE WHEN rate_limit_windows.window_start >= EXCLUDED.window_start THEN rate_limit_windows.hits + 1 ELSE 1 END,
+       window_start = GREATEST(rate_limit_windows.window_start, EXCLUDED.window_start)
      RETURNING hits`;
 
 /**
  * Counts one hit for `key` in the fixed window that starts at `windowStart` (one atomic upsert, raw SQL through
- * db/sql.ts: it runs on every API request). A hit in a newer window resets the counter to 1.
- * @returns the hits so far in that window.
+ * db/sql.ts: it runs on every API request). A hit in a newer window resets the counter to 1; a late hit of an older
+ * window counts in the stored, newer one (`COUNT_HIT_ON_CONFLICT`).
+ * @returns the hits so far in the counter's window.
  */
 export async function incrementWindow(prisma: PrismaClient, key: string, windowStart: Date): Promise<number> {
   const rows = await query<{ hits: number }>(
