@@ -1,6 +1,6 @@
 /** Command-line options of `npm run bench` (bench/run.ts). */
 
-export const PHASES = ["pages", "list", "get", "patch", "create", "delete", "upsert", "notes", "batch", "events", "tasks", "webhooks", "filters", "console", "client", "mcp", "oauth", "isolation", "backlog"] as const;
+export const PHASES = ["pages", "list", "get", "patch", "create", "delete", "upsert", "notes", "markdown", "batch", "events", "tasks", "webhooks", "filters", "console", "client", "mcp", "oauth", "isolation", "backlog"] as const;
 export type Phase = (typeof PHASES)[number];
 
 export interface BenchOptions {

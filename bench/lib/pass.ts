@@ -25,6 +25,7 @@ import { runOAuthPhase, type OAuthHost } from "./oauth-phase";
 import { runNotesPhase, type NotesHost } from "./notes-phase";
 import { runUpsertPhase, type UpsertHost } from "./upsert-phase";
 import { runBatchPhase } from "./batch-phase";
+import { runMarkdownPhase } from "./markdown-phase";
 import { runEventsPhase, type EventsHost } from "./events-phase";
 import type { Figure, PassReport } from "./report";
 import { readRssMb, RssSampler } from "./rss";
@@ -138,6 +139,8 @@ export class BenchPass {
       if (this.has("delete")) await this.measureDelete();
       if (this.has("upsert")) await this.during("upsert: server vs bare", () => runUpsertPhase(this.upsertHost()));
       if (this.has("notes")) await this.during("notes: create vs bare, one item's notes at two sizes", () => runNotesPhase(this.notesHost()));
+      // Issue 30: the console's note renderer, in this process (no server or database work).
+      if (this.has("markdown")) await runMarkdownPhase(this.phaseHost());
       if (this.has("tasks")) await this.measureTasks();
       if (this.has("webhooks")) await this.measureWebhooks();
       if (this.has("filters")) await runFiltersPhase(this.phaseHost());

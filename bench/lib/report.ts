@@ -24,7 +24,8 @@ export interface Figure {
   /**
    * Issue #4 item number (1..6) the figure belongs to, 7 for the console pages (issue 10), 8 for tasks (issue 12),
    * 9 for webhook isolation (issue 17), 10 for the TypeScript client (issue 21), 11 for subscription filters (issue 25),
-   * 11 also for the MCP endpoint (issue 26), 12 for batch writes and 13 for the events feed (issue 31).
+   * 11 also for the MCP endpoint (issue 26), 12 for batch writes and 13 for the events feed (issue 31), 14 for OAuth
+   * (issue 32), 15 for the console's note renderer (issue 30).
    */
   item: number;
   metric: string;

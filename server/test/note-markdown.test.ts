@@ -1,10 +1,12 @@
 /**
  * The console's note-body renderer (console/note-markdown.ts, CONTRACT "Notes": sanitized Markdown, never raw HTML):
  * stored-XSS payloads render inert, links are limited to http(s) and mailto with a safe `rel`, images never load, and
- * the output stays bounded for the largest body the contract allows. No server: the renderer is a pure function.
+ * the output stays bounded for the largest body the contract allows (its render time is the benchmark's `markdown`
+ * phase, not asserted here). No server: the renderer is a pure function.
  */
 import { NOTE_BODY_MAX } from "@stageline/shared";
 import { NOTE_HTML_MAX, renderNoteBody } from "../src/console/note-markdown";
+import { PATHOLOGICAL_NOTE_BODIES, fillNoteBody } from "./helpers/pathological-note-bodies";
 import { HTML_XSS_PAYLOADS, MARKDOWN_XSS_PAYLOADS, inertnessProblems } from "./helpers/xss-payloads";
 
 const REL = 'rel="noopener noreferrer nofollow"';
@@ -113,27 +115,17 @@ describe("Markdown a note needs", () => {
 });
 
 describe("bounded output", () => {
-  const fill = (unit: string) => unit.repeat(Math.ceil(NOTE_BODY_MAX / unit.length)).slice(0, NOTE_BODY_MAX);
-
-  it.each([
-    ["quotes", fill('"')],
-    ["ampersands", fill("&")],
-    ["brackets", fill("[")],
-    ["emphasis", fill("**a")],
-    ["bare URLs", fill("http://a.co ")],
-    ["e-mail addresses", fill("a@b.co ")],
-    ["images", fill("![](http://a.co)")],
-    ["headings", fill("#\n")],
-  ])("a %s body of 65,536 characters renders within NOTE_HTML_MAX, in under 2 s", (_, body) => {
-    const started = Date.now();
+  // Render time is a speed target, measured by the benchmark's `markdown` phase (bench/lib/markdown-phase.ts) on the
+  // same bodies, not asserted here.
+  it.each(PATHOLOGICAL_NOTE_BODIES)("a %s body of 65,536 characters renders within NOTE_HTML_MAX, inert", (_, body) => {
+    expect(body).toHaveLength(NOTE_BODY_MAX);
     const html = renderNoteBody(body);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(html.length).toBeLessThanOrEqual(NOTE_HTML_MAX);
     expect(inertnessProblems(html)).toEqual([]);
   });
 
   it("falls back to escaped text in <pre> when the Markdown would expand past NOTE_HTML_MAX", () => {
-    const html = renderNoteBody(fill("a@b.co "));
+    const html = renderNoteBody(fillNoteBody("a@b.co "));
     expect(html.startsWith('<pre class="note-text">a@b.co a@b.co')).toBe(true);
   });
 
