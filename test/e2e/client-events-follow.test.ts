@@ -2,9 +2,10 @@
  * Issue 31, `events.follow` end to end: @stageline/client against a real server (real HTTP, a fresh database: PGlite,
  * or PostgreSQL with TEST_DATABASE_URL). While four writers commit concurrently (three with single creates and
  * updates, one with batches), a follower sees every event exactly once, in the feed's commit order (each item's
- * `item.created` before its `item.updated`, each writer's items in its own order); the follow's end-to-end lag (now
- * minus the event's `occurred_at` when the event is yielded) is printed as p50/p99. Then: a follower stopped midway and
- * a second one started from its `cursor` together see the same sequence; an `after` that is not retained is
+ * `item.created` before its `item.updated`, each writer's items in its own order). Its end-to-end lag is a speed
+ * figure, measured by the benchmark's `events` phase (bench/lib/events-phase.ts: the same follower settings, 100 ms
+ * up to 400 ms, with 4 writers), not asserted here; its waits are unit-tested with a fake clock
+ * (client/test/events.test.ts). Then: a follower stopped midway and a second one started from its `cursor` together see the same sequence; an `after` that is not retained is
  * CursorExpiredError; `items.batchAll` over a real server.
  */
 import { CursorExpiredError, Stageline, type FeedEvent } from "../../client/src";
@@ -25,12 +26,6 @@ const PER_WRITER = 20;
 
 /** A create body for the test pipeline. */
 const body = (name: string, email: string) => ({ name, pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id, metadata: { email } });
-
-/** The `p`-th percentile (0..100) of `values`, nearest rank. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 /**
  * Writer `w`: PER_WRITER items, each created then renamed (single requests), or, for the last writer, created in
@@ -60,17 +55,15 @@ let anchor: string;
 let followed: FeedEvent[] = [];
 
 describe("events.follow against a real server with four concurrent writers", () => {
-  it("sees every event exactly once, in commit order, and reports its lag", async () => {
+  it("sees every event exactly once, in commit order", async () => {
     await client.items.create(body("Anchor", "anchor@follow.example"));
     anchor = (await client.events.list({ limit: 1 })).data[0]!.event_id;
     const expected = WRITERS * PER_WRITER * 2;
 
     const controller = new AbortController();
     const follower = client.events.follow({ after: anchor, signal: controller.signal, minIntervalMs: 100, maxIntervalMs: 400 });
-    const lags: number[] = [];
     const consume = (async () => {
       for await (const event of follower) {
-        lags.push(Date.now() - Date.parse(event.occurred_at));
         followed.push(event);
         if (followed.length >= expected) break;
       }
@@ -97,11 +90,6 @@ describe("events.follow against a real server with four concurrent writers", () 
       expect(order).toEqual([...order].sort((a, b) => a - b));
     }
     expect(follower.cursor).toBe(followed[followed.length - 1]!.event_id);
-
-    const p50 = percentile(lags, 50);
-    const p99 = percentile(lags, 99);
-    process.stdout.write(`events.follow end-to-end lag over ${lags.length} events, ${WRITERS} writers, polling 100..400 ms: p50 ${p50} ms, p99 ${p99} ms\n`);
-    expect(p99).toBeLessThan(5_000);
   }, 60_000);
 
   it("resumes from a stopped follower's cursor with the next event, and none twice", async () => {
