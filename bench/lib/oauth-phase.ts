@@ -45,8 +45,15 @@ export interface OAuthHost {
   log(line: string): void;
 }
 
-/** Writes a Client, a Grant and an AccessToken for `companyId` bound to `resource`; returns the raw token. */
+/**
+ * Writes a Client, a Grant and an AccessToken for `companyId` bound to `resource`, granted by the company's first
+ * user (the seeded owner: the resource side accepts a token only while its grant's user is in the company);
+ * returns the raw token. @throws when the company has no user.
+ */
 async function issueToken(sql: Sql, companyId: string, resource: string): Promise<string> {
+  const [user] = await sql.query<{ id: string }>(`SELECT id FROM users WHERE company_id = $1 ORDER BY created_at, id LIMIT 1`, [companyId]);
+  if (!user) throw new Error(`the bench company ${companyId} has no user to grant the OAuth token`);
+  const accountId = user.id;
   const token = crypto.randomBytes(32).toString("base64url");
   const grantId = crypto.randomBytes(16).toString("base64url");
   const clientId = `bench-client-${crypto.randomBytes(4).toString("hex")}`;
@@ -56,12 +63,12 @@ async function issueToken(sql: Sql, companyId: string, resource: string): Promis
                   VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7::timestamptz)`;
   await sql.query(insert, ["Client", clientId, JSON.stringify({ client_id: clientId, client_name: "Bench Agent" }), null, null, clientId, null]);
   await sql.query(insert, [
-    "Grant", grantId, JSON.stringify({ jti: grantId, kind: "Grant", accountId: "bench-user", clientId, resources: { [resource]: scope } }),
+    "Grant", grantId, JSON.stringify({ jti: grantId, kind: "Grant", accountId, clientId, resources: { [resource]: scope } }),
     grantId, companyId, clientId, new Date(Date.now() + 86_400_000),
   ]);
   await sql.query(insert, [
     "AccessToken", crypto.createHash("sha256").update(token).digest("base64url"),
-    JSON.stringify({ kind: "AccessToken", iat: now, exp: now + 3600, accountId: "bench-user", clientId, grantId, aud: resource, scope, gty: "authorization_code" }),
+    JSON.stringify({ kind: "AccessToken", iat: now, exp: now + 3600, accountId, clientId, grantId, aud: resource, scope, gty: "authorization_code" }),
     grantId, companyId, clientId, new Date(Date.now() + 3_600_000),
   ]);
   return token;

@@ -436,15 +436,38 @@ describe("attacks", () => {
     expect(((await res.json()) as { error: string }).error).toBe("invalid_client_metadata");
   });
 
-  it("Dynamic Client Registration takes https or loopback redirect URIs only", async () => {
-    for (const uri of ["http://evil.example/cb", "javascript:alert(1)"]) {
+  it("Dynamic Client Registration takes https or loopback redirect URIs only, and says which one it refused and why", async () => {
+    const refused = async (uris: unknown[]) => {
       const res = await fetch(as.registration_endpoint!, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ redirect_uris: [uri], token_endpoint_auth_method: "none" }),
+        body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
       });
       expect(res.status).toBe(400);
-    }
+      const body = (await res.json()) as { error: string; error_description: string };
+      // RFC 7591 section 3.2.2: the error code and a human-readable description, bounded and free of markup.
+      expect(body.error).toBe("invalid_redirect_uri");
+      expect(body.error_description.length).toBeLessThan(300);
+      expect(body.error_description).not.toMatch(/[<>]/);
+      return body.error_description;
+    };
+    expect(await refused(["http://evil.example/cb"])).toBe(
+      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http on 127.0.0.1, [::1] or localhost)',
+    );
+    expect(await refused(["https://app.example/cb", "javascript:alert(1)"])).toBe(
+      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http on 127.0.0.1, [::1] or localhost)',
+    );
+    expect(await refused(["https://app.example/cb#done"])).toBe('redirect_uris[0] "https://app.example/cb#done" has a fragment (#)');
+    expect(await refused(["not a url"])).toBe('redirect_uris[0] "not%20a%20url" is not an absolute URL');
+    expect(await refused([42])).toBe("redirect_uris[0] is not a string");
+    expect(await refused([])).toBe("redirect_uris must list at least one URI");
+    // Too long: named by its length, quoted cut to 100 characters.
+    const long = `https://app.example/${"a".repeat(2100)}`;
+    const tooLong = await refused([long]);
+    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000)`);
+    // Markup in a refused URI is quoted percent-encoded.
+    const markup = await refused(['http://evil.example/<script>alert("x")</script>']);
+    expect(markup).toContain('"http://evil.example/%3Cscript%3Ealert(%22x%22)%3C/script%3E"');
     await expect(register({ redirect_uris: ["https://app.example/cb"] })).resolves.toHaveProperty("client_id");
   });
 

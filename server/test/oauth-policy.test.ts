@@ -3,7 +3,7 @@
  * redirect URIs a client may register (oauth/redirect-policy.ts).
  */
 import { grantableScopes, mayGrantScope, OAUTH_SCOPES } from "../src/oauth/scope-policy";
-import { checkRedirectUris } from "../src/oauth/redirect-policy";
+import { checkRedirectUris, quoteUri, QUOTED_URI_MAX } from "../src/oauth/redirect-policy";
 
 describe("scope policy", () => {
   it("lets members grant items, tasks and offline_access, and only admins and owners hooks:manage", () => {
@@ -28,5 +28,16 @@ describe("redirect URI policy", () => {
     for (const bad of [["http://app.example/cb"], ["javascript:alert(1)"], ["com.example.app:/cb"], ["not a url"], [], "https://a.example", [42]]) {
       expect(checkRedirectUris(bad)).toMatch(/redirect_uris/);
     }
+  });
+});
+
+describe("refused redirect URIs are quoted bounded and without markup", () => {
+  it("percent-encodes what is not plain URI syntax and cuts long ones, never inside an escape", () => {
+    expect(quoteUri("https://app.example/cb?x=1")).toBe("https://app.example/cb?x=1");
+    expect(quoteUri(`https://a.example/<b onload='x'>&"é\n`)).toBe("https://a.example/%3Cb%20onload=%27x%27%3E%26%22%C3%A9%0A");
+    const cut = quoteUri(`https://a.example/${"é".repeat(200)}`);
+    expect(cut.length).toBeLessThanOrEqual(QUOTED_URI_MAX + 3);
+    expect(cut).toMatch(/^https:\/\/a\.example\/(%C3%A9)+\.\.\.$/);
+    expect(checkRedirectUris(["https://ok.example/cb", "http://evil.example/x"])).toMatch(/^redirect_uris\[1\] "http:\/\/evil\.example\/x" /);
   });
 });

@@ -3,6 +3,7 @@
  * its user may do). A security review found that a demoted admin's app kept `hooks:manage` through its access token and
  * every refresh, and that a removed user's tokens kept working until they expired. Now `changeRole` revokes every
  * grant the user gave when the role goes down, and `removeUser` revokes them with the user: the tokens stop at once.
+ * And the token lookup itself refuses a token whose user is gone from its company (review: defence in depth).
  */
 import { SCOPES } from "@stageline/shared";
 import { CLI_ACTOR } from "../src/services/audit-log";
@@ -77,5 +78,29 @@ describe("OAuth grants follow their user", () => {
     expect(await recordsOf(member.grantId)).toBe(0);
     expect(await recordsOf(second.grantId)).toBe(0);
     expect((await t.request("GET", "/v1/ext/me", undefined, null, bearer(bystander.token))).status).toBe(200);
+  });
+
+  // Defence in depth (db/oauth-tokens.ts): the token lookup itself requires the grant's user in the token's company,
+  // so a token stops even if the grant cleanup above were ever missed. The user rows change by SQL here, bypassing
+  // the services (their grants stay stored).
+  it("a token stops working once its user row is gone, though its grant records remain", async () => {
+    const member = await userWithToken("member");
+    const bystander = await userWithToken("member");
+    expect((await t.request("GET", "/v1/ext/me", undefined, null, bearer(member.token))).status).toBe(200);
+    await t.server.ctx.db.sql.query(`DELETE FROM users WHERE id = $1`, [member.user.id]);
+    const res = await t.request("GET", "/v1/ext/me", undefined, null, bearer(member.token));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="invalid_token"/);
+    expect(await recordsOf(member.grantId)).toBeGreaterThan(0);
+    expect((await t.request("GET", "/v1/ext/me", undefined, null, bearer(bystander.token))).status).toBe(200);
+  });
+
+  it("a token stops working once its user belongs to another company", async () => {
+    const member = await userWithToken("member");
+    const other = await t.newCompany("Elsewhere Co");
+    expect((await t.request("GET", "/v1/ext/me", undefined, null, bearer(member.token))).status).toBe(200);
+    await t.server.ctx.db.sql.query(`UPDATE users SET company_id = $2 WHERE id = $1`, [member.user.id, other.companyId]);
+    expect((await t.request("GET", "/v1/ext/me", undefined, null, bearer(member.token))).status).toBe(401);
+    expect(await recordsOf(member.grantId)).toBeGreaterThan(0);
   });
 });

@@ -52,21 +52,26 @@ export async function findCompanyClient(prisma: PrismaClient, companyId: string,
 }
 
 /**
+ * The statement of `deleteCompanyClient` ($1 = companyId, $2 = clientId). The client's records (`client_id = $2`)
+ * and its grants are read through `oauth_records_client_id_idx` (migration 20261127700100_oauth_client_id_index),
+ * the records of those grants through `oauth_records_grant_id_idx`: a bitmap OR of index scans, never a scan of the
+ * whole table. (`grant_id = ANY (ARRAY(...))`, not `grant_id IN (subquery)`: with the latter PostgreSQL checks the
+ * OR against every row of a sequential scan.)
+ */
+export const DELETE_COMPANY_CLIENT_SQL = `WITH owned AS (SELECT id FROM oauth_records WHERE ${OWNED} AND id = $2)
+     DELETE FROM oauth_records
+      WHERE EXISTS (SELECT 1 FROM owned)
+        AND (client_id = $2
+             OR (model = 'Client' AND id = $2)
+             OR grant_id = ANY (ARRAY(SELECT id FROM oauth_records WHERE model = 'Grant' AND client_id = $2)))
+     RETURNING model`;
+
+/**
  * Deletes a company's console-registered client with everything issued to it, in one statement: the `Client`
  * record, every record with its `client_id` (grants, tokens, codes) and every record of those grants.
  * @returns how many records were deleted (0 when the client was not the company's or already gone).
  */
 export async function deleteCompanyClient(prisma: PrismaClient, companyId: string, clientId: string): Promise<number> {
-  const rows = await query<{ model: string }>(
-    prisma,
-    `WITH owned AS (SELECT id FROM oauth_records WHERE ${OWNED} AND id = $2)
-     DELETE FROM oauth_records
-      WHERE EXISTS (SELECT 1 FROM owned)
-        AND (client_id = $2
-             OR (model = 'Client' AND id = $2)
-             OR grant_id IN (SELECT id FROM oauth_records WHERE model = 'Grant' AND client_id = $2))
-     RETURNING model`,
-    [companyId, clientId],
-  );
+  const rows = await query<{ model: string }>(prisma, DELETE_COMPANY_CLIENT_SQL, [companyId, clientId]);
   return rows.length;
 }

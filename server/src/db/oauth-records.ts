@@ -102,18 +102,14 @@ export async function purgeExpiredOAuthRecords(sql: SqlRunner, batch: number): P
 }
 
 /**
- * Deletes up to `batch` clients from Dynamic Client Registration (RFC 7591) that were never used: `Client` records
- * with no `company_id` (not registered in the console), not a CIMD naming record (`payload.stageline_metadata_document`),
- * created more than `olderThanSeconds` ago, with no `Grant` record naming them (`client_id`); with each, its
- * `RegistrationAccessToken` records (oidc-provider issues one per registration, without expiry). One statement, oldest
- * first. The keys are the columns, not `payload.stageline_owner`: a DCR registrant may send that property itself, and
- * a console client always has its company. A grant written by a consent that commits while this statement runs is
- * not seen (the statement's snapshot): that user's app gets `invalid_client` and registers again.
- * @returns how many clients were deleted.
+ * The statement of `purgeUnusedRegisteredClients` ($1 = olderThanSeconds, $2 = batch). Never a scan of the table per
+ * client: the purged clients' `RegistrationAccessToken` records are found by `client_id` (index
+ * `oauth_records_client_id_idx`, migration 20261127700100_oauth_client_id_index, or one hashed pass when the planner
+ * finds that cheaper), and whether a `Grant` names a client is one hashed anti-join over the `Grant` records (the
+ * primary key's `model` prefix) or `client_id` index probes. Each batch still reads the `Client` records once to pick
+ * the oldest.
  */
-export async function purgeUnusedRegisteredClients(sql: SqlRunner, olderThanSeconds: number, batch: number): Promise<number> {
-  const rows = await sql.query<{ n: number }>(
-    `with gone as (
+export const PURGE_UNUSED_CLIENTS_SQL = `with gone as (
        delete from oauth_records where model = 'Client' and id in (
          select c.id from oauth_records c
           where c.model = 'Client' and c.company_id is null
@@ -125,8 +121,19 @@ export async function purgeUnusedRegisteredClients(sql: SqlRunner, olderThanSeco
      tokens as (
        -- Runs to completion although the main query does not read it (PostgreSQL: data-modifying WITH).
        delete from oauth_records where model = 'RegistrationAccessToken' and client_id in (select id from gone))
-     select count(*)::int as n from gone`,
-    [olderThanSeconds, batch],
-  );
+     select count(*)::int as n from gone`;
+
+/**
+ * Deletes up to `batch` clients from Dynamic Client Registration (RFC 7591) that were never used: `Client` records
+ * with no `company_id` (not registered in the console), not a CIMD naming record (`payload.stageline_metadata_document`),
+ * created more than `olderThanSeconds` ago, with no `Grant` record naming them (`client_id`); with each, its
+ * `RegistrationAccessToken` records (oidc-provider issues one per registration, without expiry). One statement, oldest
+ * first. The keys are the columns, not `payload.stageline_owner`: a DCR registrant may send that property itself, and
+ * a console client always has its company. A grant written by a consent that commits while this statement runs is
+ * not seen (the statement's snapshot): that user's app gets `invalid_client` and registers again.
+ * @returns how many clients were deleted.
+ */
+export async function purgeUnusedRegisteredClients(sql: SqlRunner, olderThanSeconds: number, batch: number): Promise<number> {
+  const rows = await sql.query<{ n: number }>(PURGE_UNUSED_CLIENTS_SQL, [olderThanSeconds, batch]);
   return rows[0]?.n ?? 0;
 }

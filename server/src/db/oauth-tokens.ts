@@ -59,12 +59,16 @@ export interface GrantHitToCount {
 /**
  * Runs on every request that carries an access token: finds the `AccessToken` record whose id is `tokenHash`
  * (base64url SHA-256 of the token), unexpired at `hit.now`, whose `Grant` record (`payload.grantId`) exists and is
- * unexpired, with its company and its `Client` record's name (docs/oauth-storage.md "Rules every reader follows"),
+ * unexpired, whose user (the grant's `payload.accountId`) still exists in the token's company, with its company and
+ * its `Client` record's name (docs/oauth-storage.md "Rules every reader follows"),
  * AND, in the same statement, counts one rate-limit hit for its grant (the upsert of db/rate-limit.ts
  * `incrementWindow`, as a data-modifying CTE) when the token is usable for `hit.resource` and the company's
  * subscription is active: one round trip for authentication and the rate limit, as for API keys.
+ * The user condition is defence in depth: removing a user or moving them out of the company revokes their grants
+ * (db/oauth-grants.ts `deleteUserGrantRecords`), but should that cleanup ever be missed, their tokens still stop
+ * working (one primary-key lookup of `users` in the same statement).
  * @returns the record and `hits` (this window's hits so far, this one included; null when none was counted), or null
- * when there is no such valid token (unknown, expired, or its grant gone).
+ * when there is no such valid token (unknown, expired, its grant gone, or its user gone from the company).
  */
 export async function findAccessTokenAndCountHit(
   prisma: PrismaClient,
@@ -82,6 +86,8 @@ export async function findAccessTokenAndCountHit(
        JOIN oauth_records g ON g.model = 'Grant' AND g.id = t.payload->>'grantId'
                            AND (g.expires_at IS NULL OR g.expires_at > $4::timestamptz)
        JOIN companies c ON c.id = t.company_id
+       -- The grant's user, still in the token's company (defence in depth: see the docstring).
+       JOIN users u ON u.id = g.payload->>'accountId' AND u.company_id = t.company_id
        LEFT JOIN oauth_records cl ON cl.model = 'Client' AND cl.id = t.payload->>'clientId'
                                  AND (cl.expires_at IS NULL OR cl.expires_at > $4::timestamptz)
        WHERE t.model = 'AccessToken' AND t.id = $1 AND t.expires_at > $4::timestamptz

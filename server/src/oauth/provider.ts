@@ -177,8 +177,10 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       validator(_c: unknown, key: string, value: unknown, metadata: Record<string, unknown>) {
         if (key !== "stageline_owner") return;
         if (value !== undefined && typeof value !== "boolean") throw new errors.InvalidClientMetadata!("stageline_owner must be a boolean");
+        // The reason starts with `redirect_uris`: InvalidClientMetadata answers `invalid_redirect_uri` with it as the
+        // `error_description` (RFC 7591 section 3.2.2); InvalidRedirectUri would drop it for a generic text.
         const problem = checkRedirectUris(metadata.redirect_uris);
-        if (problem) throw new errors.InvalidRedirectUri!(problem);
+        if (problem) throw new errors.InvalidClientMetadata!(problem);
       },
     },
     fetch: guardedMetadataFetch({ production: ctx.config.mode === "production", ca: ctx.config.oauthMetadataCa }),

@@ -26,8 +26,8 @@ export function accessTokenRecordId(token: string): string {
 }
 
 /**
- * 401 for an access token that does not authenticate (unknown, expired, revoked with its grant, or bound to the
- * other resource). The problem code stays the contract's one 401 code, `invalid_api_key`; the `WWW-Authenticate`
+ * 401 for an access token that does not authenticate (unknown, expired, revoked with its grant, its user gone from its
+ * company, or bound to the other resource). The problem code stays the contract's one 401 code, `invalid_api_key`; the `WWW-Authenticate`
  * header says `error="invalid_token"` (RFC 6750 §3.1; http/bearer-challenge.ts).
  */
 export function invalidAccessToken(): DomainError {
@@ -47,8 +47,8 @@ export function apiScopesOf(scope: string): Scope[] {
  * Verifies an access token for a request to `resource` (the absolute resource identifier of the requested path,
  * oauth/resources.ts) and counts the request against its grant's rate limit in the same statement
  * (db/oauth-tokens.ts `findAccessTokenAndCountHit`): valid when its `AccessToken` record exists, is unexpired at
- * `now`, its `aud` is `resource` and its `Grant` record exists (docs/oauth-storage.md). The grant's `last_used_at`
- * is written at most once a minute.
+ * `now`, its `aud` is `resource`, its `Grant` record exists and the grant's user is still in the token's company
+ * (docs/oauth-storage.md). The grant's `last_used_at` is written at most once a minute.
  * @returns the AuthContext (credential `oauth`, the granted API scopes, the record's company) and the hits counted.
  * @throws DomainError 401 `invalid_api_key` (see `invalidAccessToken`); 402 `subscription_inactive`.
  */

@@ -33,6 +33,7 @@ export interface TokenOptions {
   /** An existing grant to issue under (another token of the same grant). */
   grantId?: string;
   clientId?: string;
+  /** The user who granted it (`payload.accountId`): a user of `companyId`; default `companyUser(companyId)`. */
   accountId?: string;
 }
 
@@ -52,6 +53,21 @@ async function upsertRecord(
 }
 
 /**
+ * A real user of `companyId` to grant test tokens (the resource side accepts a token only while its grant's user is in
+ * the token's company: db/oauth-tokens.ts): the company's `oauth-agent-<companyId>@tokens.example` admin, created on
+ * first use, with no usable password.
+ */
+export async function companyUser(prisma: PrismaClient, companyId: string): Promise<string> {
+  const email = `oauth-agent-${companyId}@tokens.example`;
+  const user = await prisma.user.upsert({
+    where: { email },
+    create: { companyId, email, role: "admin", passwordHash: "!no-password" },
+    update: {},
+  });
+  return user.id;
+}
+
+/**
  * Writes a Client (unless `clientName` is null), a Grant (unless `grantId` names an existing one) and an
  * AccessToken as the authorization server's adapter would.
  */
@@ -59,7 +75,7 @@ export async function issueAccessToken(prisma: PrismaClient, opts: TokenOptions)
   const now = Date.now();
   const token = crypto.randomBytes(32).toString("base64url");
   const clientId = opts.clientId ?? `client-${crypto.randomBytes(6).toString("hex")}`;
-  const accountId = opts.accountId ?? `user-${crypto.randomBytes(6).toString("hex")}`;
+  const accountId = opts.accountId ?? (await companyUser(prisma, opts.companyId));
   const grantId = opts.grantId ?? crypto.randomBytes(16).toString("base64url");
   const expiresIn = opts.expiresIn ?? 3600;
   const resources = oauthResources(opts.origin);
