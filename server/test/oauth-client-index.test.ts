@@ -111,6 +111,20 @@ describe("oauth_records by client_id", () => {
     expect(await count(`client_id like 'used-%'`)).toBe(3 * GRANTED);
   });
 
+  it("the purge picks each batch oldest first through the DCR clients' age index, never reading every Client record", async () => {
+    const rows = await sql().query<{ indexdef: string }>(
+      `select indexdef from pg_indexes where schemaname = current_schema() and tablename = 'oauth_records' and indexname = 'oauth_records_dcr_client_age_idx'`,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.indexdef).toMatch(/USING btree \(created_at\) WHERE \(\(model = 'Client'::text\) AND \(company_id IS NULL\)\)$/);
+    const plan = await planOf(PURGE_UNUSED_CLIENTS_SQL, [UNUSED_CLIENT_MAX_AGE_SECONDS, 500]);
+    expect(plan).toContain("oauth_records_dcr_client_age_idx");
+    // The batch's clients (`c`) come from the index, in its order: no sequential pass over the table and no sort.
+    const clientSide = nodes(JSON.parse(plan)).filter((n) => n.Alias === "c");
+    expect(clientSide.map((n) => n["Node Type"])).toEqual(["Index Scan"]);
+    expect(nodes(JSON.parse(plan)).filter((n) => n["Node Type"] === "Sort")).toEqual([]);
+  });
+
   it("deleting a console client reads its records and its grants' records through it, and deletes exactly those", async () => {
     const total = await count("true");
     const plan = await planOf(DELETE_COMPANY_CLIENT_SQL, [t.companyId, "sl_app_console"]);

@@ -106,8 +106,10 @@ export async function purgeExpiredOAuthRecords(sql: SqlRunner, batch: number): P
  * client: the purged clients' `RegistrationAccessToken` records are found by `client_id` (index
  * `oauth_records_client_id_idx`, migration 20261127700100_oauth_client_id_index, or one hashed pass when the planner
  * finds that cheaper), and whether a `Grant` names a client is one hashed anti-join over the `Grant` records (the
- * primary key's `model` prefix) or `client_id` index probes. Each batch still reads the `Client` records once to pick
- * the oldest.
+ * primary key's `model` prefix) or `client_id` index probes. A batch picks its clients oldest first through the
+ * partial index `oauth_records_dcr_client_age_idx` (migration 20261127700200_oauth_dcr_client_age_index: DCR clients,
+ * by `created_at`), stopping after `$2` of them: it never reads the other `Client` records, however many an attacker
+ * registered.
  */
 export const PURGE_UNUSED_CLIENTS_SQL = `with gone as (
        delete from oauth_records where model = 'Client' and id in (
