@@ -150,3 +150,45 @@ describe("grouped creates racing deletes", () => {
     expectOnly(responses, [201, 422]);
   });
 });
+
+if (process.env.TEST_DATABASE_URL) {
+  // PostgreSQL only: on PGlite (one connection) an open transaction holds up every statement anyway.
+  describe("a grouped write waiting for a row lock", () => {
+    /** "done" when `p` settles within `ms`, else "waiting". */
+    const within = (p: Promise<unknown>, ms: number): Promise<"done" | "waiting"> =>
+      Promise.race([p.then(() => "done" as const), new Promise<"waiting">((resolve) => setTimeout(() => resolve("waiting"), ms))]);
+
+    // An item deletion (db/item-delete.ts `deleteItemAndErase`) locks its item FOR UPDATE first, then erases its
+    // events and its notes' events, and takes the event-order lock only in its last statement. Meanwhile a note
+    // create on another item waits for nobody (alone, its statement locks its own item only); grouped, it must not
+    // wait behind the note create on the item being deleted, its lane's write in flight.
+    it("does not hold up the company's note creates on other items", async () => {
+      const busy = await newItem("being deleted");
+      const other = await newItem("untouched");
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const deletion = prisma().$transaction(
+        async (tx) => {
+          await tx.$queryRawUnsafe(`SELECT id FROM items WHERE id = $1 FOR UPDATE`, busy);
+          locked();
+          await released;
+        },
+        { timeout: 30_000 },
+      );
+      await isLocked;
+      const blocked = createNote(t.server.ctx, t.companyId, t.keyId, { item_id: busy, body: "on the item being deleted" });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const unrelated = createNote(t.server.ctx, t.companyId, t.keyId, { item_id: other, body: "on another item" });
+      try {
+        expect(await within(unrelated, 3_000)).toBe("done");
+        expect(await within(blocked, 0)).toBe("waiting");
+      } finally {
+        release();
+        await deletion;
+        await Promise.allSettled([blocked, unrelated]);
+      }
+    });
+  });
+}
