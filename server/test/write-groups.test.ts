@@ -190,5 +190,36 @@ if (process.env.TEST_DATABASE_URL) {
         await Promise.allSettled([blocked, unrelated]);
       }
     });
+
+    it("does not hold up the rest of a group that one member's locked item fails: they run alone at once", async () => {
+      const busy = await newItem("being deleted too");
+      const others = await Promise.all([newItem("free 1"), newItem("free 2"), newItem("free 3")]);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const deletion = prisma().$transaction(
+        async (tx) => {
+          await tx.$queryRawUnsafe(`SELECT id FROM items WHERE id = $1 FOR UPDATE`, busy);
+          locked();
+          await released;
+        },
+        { timeout: 30_000 },
+      );
+      await isLocked;
+      // The first opens the lane; the next four (one on the locked item) wait and form one group.
+      const create = (itemId: string, body: string) => createNote(t.server.ctx, t.companyId, t.keyId, { item_id: itemId, body });
+      const first = create(others[0]!, "opens the lane");
+      const grouped = [create(others[1]!, "grouped 1"), create(busy, "grouped, locked item"), create(others[2]!, "grouped 2"), create(others[0]!, "grouped 3")];
+      try {
+        expect(await within(Promise.all([first, grouped[0], grouped[2], grouped[3]]), 3_000)).toBe("done");
+        expect(await within(grouped[1]!, 0)).toBe("waiting");
+      } finally {
+        release();
+        await deletion;
+      }
+      // Once the lock is gone, the write on that item is answered as alone.
+      expect((await grouped[1]!).body).toBe("grouped, locked item");
+    });
   });
 }

@@ -22,7 +22,7 @@ import {
 import { matchLockIds, pipelineState, type LockedPipeline } from "./upsert-locks";
 import { lockedCompanyCte } from "./companies";
 import { query, run, type Executor, type TransactionQuery } from "./sql";
-import { lockCompanyAndRows, oneByOne, runGrouped, type GroupedStatement } from "./write-groups";
+import { lockCompanyAndRows, noWait, oneByOne, runGrouped, type GroupedStatement } from "./write-groups";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -535,6 +535,7 @@ const INSERT_ITEM_SQL = `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
 const INSERT_ITEM: GroupedStatement = {
   name: "insert-item-with-event",
   text: INSERT_ITEM_SQL,
+  laneText: noWait(INSERT_ITEM_SQL),
   runGroup: oneByOne("insert-item-with-event", INSERT_ITEM_SQL, (q, companyId, members) =>
     lockCompanyAndRows(q, companyId, "pipelines", members.map((params) => params[2])),
   ),

@@ -28,7 +28,7 @@ import type { NoteRecord } from "./note-record";
 import { eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import type { RowWriteOutcome } from "./write-outcome";
 import { query, sqlOf, type TransactionQuery } from "./sql";
-import { runGrouped, type GroupedStatement } from "./write-groups";
+import { noWait, runGrouped, type GroupedStatement } from "./write-groups";
 
 /** Filters of the notes list (CONTRACT "Notes", "Lists"); absent fields do not filter. */
 export interface NoteFilters {
@@ -131,7 +131,7 @@ function createOutcome(row: { company: number; item: number; created: number }):
 
 /**
  * The note creates of one group (db/write-groups.ts) in ONE statement: the company row, then every member's item
- * (`FOR KEY SHARE`, in id order), the notes that still have their item, the company's event-order lock, their
+ * (`FOR KEY SHARE`, in id order; run `NOWAIT`, so a locked row fails the group and its members run alone), the notes that still have their item, the company's event-order lock, their
  * events in member order (so their `seq` follows it) and the events' deliveries. Parameters: `$1` the company, `$2`..`$7`
  * the members' note ids, item ids, bodies, pinned flags, authors and times (arrays in member order), `$8`..`$11` every
  * member's events (note id, event id, name, JSON body; arrays in member order). One outcome row per member (`n` from
@@ -174,11 +174,13 @@ function groupParams(companyId: string, members: readonly (readonly unknown[])[]
  * its statement locks the company row, then the note's item (`$3`) `FOR KEY SHARE`, then the event-order lock; a
  * group runs `INSERT_NOTES_GROUP_SQL`, one round trip for all its members.
  */
+const INSERT_NOTE_SQL = `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME_COLUMNS}`;
 const INSERT_NOTE: GroupedStatement = {
   name: "insert-note-with-events",
-  text: `WITH ${lockedCompanyCte("$2")}, ${INSERT_NOTE_CTES} SELECT ${CREATE_OUTCOME_COLUMNS}`,
+  text: INSERT_NOTE_SQL,
+  laneText: noWait(INSERT_NOTE_SQL),
   runGroup: async (q, companyId, members) => {
-    const rows = await q<{ n: number }>(INSERT_NOTES_GROUP_SQL, groupParams(companyId, members), { name: "insert-notes-group" });
+    const rows = await q<{ n: number }>(noWait(INSERT_NOTES_GROUP_SQL), groupParams(companyId, members), { name: "insert-notes-group-nowait" });
     return rows.map((row) => [row]);
   },
 };

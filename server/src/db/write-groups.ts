@@ -47,10 +47,17 @@ export interface GroupedStatement {
   /** The statement's text; one row of outcome columns or more, as the caller reads them alone. */
   text: string;
   /**
+   * The same statement with every row lock `NOWAIT` (`noWait(text)`), for the lane's lone write: when a row it needs
+   * is locked (PostgreSQL error 55P03), that write leaves the lane and waits alone (`text`), so it never holds up the
+   * company's other writes.
+   */
+  laneText: string;
+  /**
    * Runs a group inside its transaction `q`: what each member's statement (its parameters in `members`) would have
    * written alone, in member order, taking every row lock its writes need before the event-order lock, in a fixed
-   * order (the company row first, then its other rows sorted by id): `oneByOne` runs the statement per member after
-   * such a prelock; a statement of its own may do it all in one round trip.
+   * order (the company row first, then its other rows sorted by id), each `NOWAIT`: `oneByOne` runs the statement per
+   * member after such a prelock; a statement of its own may do it all in one round trip. A locked row fails the group
+   * (55P03), whose members then run alone, outside the lane.
    * @returns each member's rows, as the statement alone would have returned them, in member order.
    */
   runGroup(q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]): Promise<unknown[][]>;
@@ -65,12 +72,27 @@ export function oneByOne(
   text: string,
   prelock: (q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]) => Promise<void>,
 ): GroupedStatement["runGroup"] {
+  const lane = noWait(text);
   return async (q, companyId, members) => {
     await prelock(q, companyId, members);
     const out: unknown[][] = [];
-    for (const params of members) out.push(await q(text, params, { name }));
+    for (const params of members) out.push(await q(lane, params, { name: `${name}-nowait` }));
     return out;
   };
+}
+
+/**
+ * `text` with every `FOR KEY SHARE` row lock made `FOR KEY SHARE NOWAIT`: a row another transaction holds (a delete's
+ * `FOR UPDATE`) fails the statement with 55P03 at once instead of waiting. The event-order lock (an advisory lock)
+ * still waits: it is held only from an event insert to its commit.
+ */
+export function noWait(text: string): string {
+  return text.replace(/FOR KEY SHARE(?! NOWAIT)/g, "FOR KEY SHARE NOWAIT");
+}
+
+/** PostgreSQL's `lock_not_available` (55P03): a `NOWAIT` row lock found the row locked. */
+function isLockNotAvailable(err: unknown): boolean {
+  return typeof err === "object" && err !== null && (err as { code?: unknown }).code === "55P03";
 }
 
 /** A write waiting for its lane's next group. */
@@ -103,19 +125,43 @@ export async function runGrouped<T>(prisma: PrismaClient, statement: GroupedStat
   if (lane) return new Promise<T[]>((resolve, reject) => lane.waiting.push({ params, resolve: resolve as (rows: unknown[]) => void, reject }));
   const opened: Lane = { waiting: [] };
   lanes.set(key, opened);
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    void drain(runner, lanes, key, opened, statement, companyId);
+  };
   try {
+    return await runner.query<T>(statement.laneText, params, { name: `${statement.name}-nowait` });
+  } catch (err) {
+    if (!isLockNotAvailable(err)) throw err;
+    // A row it needs is locked (a delete in progress): the lane goes on without it, and it waits alone.
+    release();
     return await runner.query<T>(statement.text, params, { name: statement.name });
   } finally {
-    void drain(runner, lanes, key, opened, statement, companyId);
+    release();
   }
 }
 
-/** Runs the lane's waiting writes in groups of up to WRITE_GROUP_MAX until none waits, then closes the lane. */
+/**
+ * Runs the lane's waiting writes in groups of up to WRITE_GROUP_MAX until none waits, then closes the lane. A write
+ * or group that cannot run without waiting for a row lock, or whose group failed, runs alone outside the lane: the
+ * lane does not wait for it.
+ */
 async function drain(runner: SqlRunner, lanes: Map<string, Lane>, key: string, lane: Lane, statement: GroupedStatement, companyId: string): Promise<void> {
+  const alone = (m: Waiting) => void runner.query(statement.text, m.params, { name: statement.name }).then(m.resolve, m.reject);
   while (lane.waiting.length > 0) {
     const members = lane.waiting.splice(0, WRITE_GROUP_MAX);
-    if (members.length === 1 || !(await runGroup(runner, statement, companyId, members))) {
-      await Promise.all(members.map((m) => runner.query(statement.text, m.params, { name: statement.name }).then(m.resolve, m.reject)));
+    if (members.length === 1) {
+      const m = members[0]!;
+      try {
+        m.resolve(await runner.query(statement.laneText, m.params, { name: `${statement.name}-nowait` }));
+      } catch (err) {
+        if (isLockNotAvailable(err)) alone(m);
+        else m.reject(err);
+      }
+    } else if (!(await runGroup(runner, statement, companyId, members))) {
+      members.forEach(alone);
     }
   }
   lanes.delete(key);
@@ -138,11 +184,12 @@ async function runGroup(runner: SqlRunner, statement: GroupedStatement, companyI
 
 /**
  * A `oneByOne` prelock: locks the company row `companyId`, then the company's rows of `table` whose ids
- * are `ids` (deduplicated, in id order), `FOR KEY SHARE` (what the statements' own CTEs and foreign keys take).
+ * are `ids` (deduplicated, in id order), `FOR KEY SHARE NOWAIT` (what the statements' own CTEs and foreign keys take;
+ * a row another transaction holds fails the group at once).
  * `table` is a fixed table name from the caller's code, never input.
  */
 export async function lockCompanyAndRows(q: TransactionQuery, companyId: string, table: "items" | "pipelines", ids: readonly unknown[]): Promise<void> {
-  await q(`SELECT id FROM companies WHERE id = $1 FOR KEY SHARE`, [companyId]);
+  await q(`SELECT id FROM companies WHERE id = $1 FOR KEY SHARE NOWAIT`, [companyId]);
   const sorted = [...new Set(ids.map(String))].sort();
-  await q(`SELECT id FROM ${table} WHERE company_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE`, [companyId, sorted]);
+  await q(`SELECT id FROM ${table} WHERE company_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE NOWAIT`, [companyId, sorted]);
 }
