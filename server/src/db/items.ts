@@ -22,7 +22,6 @@ import {
 import { matchLockIds, pipelineState, type LockedPipeline } from "./upsert-locks";
 import { lockedCompanyCte } from "./companies";
 import { query, run, type Executor, type TransactionQuery } from "./sql";
-import { lockCompanyAndRows, noWait, oneByOne, runGrouped, type GroupedStatement } from "./write-groups";
 import { COUNTED_WORDS, likeLiteral, SEARCH_WINDOW, searchWords, trigramProbe } from "./item-search";
 
 /** An item row as the raw-SQL reads below select it. */
@@ -433,7 +432,7 @@ export async function insertItemWithEvent(
   idempotency?: { claim: IdempotencyClaim; location: string },
 ): Promise<{ shortId: string | null; deliveries: number; companyGone?: boolean; inUse?: boolean; stored?: StoredResponse }> {
   const params = insertItemParams(item, event);
-  if (!idempotency) return insertItemOutcome(await runGrouped(prisma, INSERT_ITEM, item.companyId, params));
+  if (!idempotency) return insertItemOutcome(await run<InsertItemRow>(prisma, INSERT_ITEM_SQL, params, { name: "insert-item-with-event" }));
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -525,21 +524,6 @@ const INSERT_ITEM_CTES = `new_item AS (
 const INSERT_ITEM_SQL = `WITH ${lockedPipelineCtes("true")}, ${INSERT_ITEM_CTES}
        SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
          (SELECT count(*) FROM company_row)::int AS companies`;
-
-/**
- * The item create without an idempotency key, grouped with the company's concurrent ones (db/write-groups.ts): its
- * statement locks the company row, then the pipeline (`$3`) `FOR KEY SHARE` (the stage and status rows its foreign
- * keys lock are held against nobody: a pipeline's structure changes only by its deletion, which first waits at the
- * company and pipeline rows), then the event-order lock.
- */
-const INSERT_ITEM: GroupedStatement = {
-  name: "insert-item-with-event",
-  text: INSERT_ITEM_SQL,
-  laneText: noWait(INSERT_ITEM_SQL),
-  runGroup: oneByOne("insert-item-with-event", INSERT_ITEM_SQL, (q, companyId, members) =>
-    lockCompanyAndRows(q, companyId, "pipelines", members.map((params) => params[2])),
-  ),
-};
 
 /** An item's updatable columns as they are to be stored (unchanged ones keep the values read). */
 export interface ItemColumns {

@@ -1,7 +1,7 @@
 /**
  * Group commit of a company's concurrent single writes (PostgreSQL): the writes of one kind that arrive while one of
- * the same kind and company is in flight in this process wait, then run together in ONE transaction, one statement
- * each, and commit with one WAL flush.
+ * the same kind and company is in flight in this process wait, then run together as ONE statement in one
+ * transaction (`GroupedStatement.runGroup`) and commit with one WAL flush. Used by note creates (db/notes.ts).
  *
  * Why: every statement that writes an outbox event holds its company's event-order lock from its event insert
  * through its commit (db/outbox.ts `eventOrderLockCte`: what makes the events feed commit-ordered), so a company's
@@ -10,21 +10,26 @@
  * (bench/results/issue30-notes.md). Grouping keeps the lock and its exact order and shares the flush instead: the
  * lock is held once per group, not once per write.
  *
+ * Only as one statement: a group that ran its members' statements one by one in its transaction cost a round trip
+ * each through the server's busy event loop while holding the lock, and was slower than no grouping (measured:
+ * note creates 399 req/s one by one against 1,078 as one statement; item creates 0.516x their bare handler one by one
+ * against 0.606x alone, so item creates are not grouped).
+ *
  * What each write still gets (its caller cannot tell the difference):
- * - the same statement, with the same parameters and the same outcome rows as alone; its response is answered only
- *   after the group's COMMIT, so nothing is acknowledged before it is durable;
+ * - the same outcome rows as alone; its response is answered only after the group's COMMIT, so nothing is
+ *   acknowledged before it is durable;
  * - nothing waits when nothing is in flight: a lane's first write runs alone, autocommitted, at once, and only the
  *   writes that arrive while it runs form the next group (up to `WRITE_GROUP_MAX`), and so on while writes keep
  *   arriving; a group of one runs alone too;
  * - when the group's transaction fails (a statement's error, which aborts it, or a deadlock PostgreSQL broke by
  *   failing it), it rolls back and each of its writes runs again alone, so one write's error is its own answer and
- *   never another's.
+ *   never another's;
+ * - no wait behind another write's row lock: the lane's writes lock their rows `NOWAIT` (`noWait`), and a write or
+ *   group that finds a row locked (a delete in progress) leaves the lane and runs alone, waiting as it would have.
  *
- * Why holding a group's locks until its commit deadlocks nothing: before any member's statement, the group takes,
- * in a fixed order (`GroupedStatement.runGroup`: the company row, then the rows its members lock, sorted by id),
- * every row lock its statements take before the event-order lock; so once a group holds the event-order lock it waits for
- * no other lock. A transaction that holds one of those rows exclusively (a delete) and waits for the event-order lock
- * is therefore never waited on by a group that holds it.
+ * Why holding a group's locks until its commit deadlocks nothing: the group statement takes, in a fixed order (the
+ * company row, then the rows its members lock, sorted by id, all `NOWAIT`), every row lock it needs before the
+ * event-order lock; so once a group holds the event-order lock it waits for no other lock.
  *
  * Not grouped: writes on PGlite (one connection: statements never overlap, so there is nothing to share), and writes
  * inside an enclosing transaction (db/sql.ts `inEnclosingTransaction`: batches, which group their own operations).
@@ -53,32 +58,13 @@ export interface GroupedStatement {
    */
   laneText: string;
   /**
-   * Runs a group inside its transaction `q`: what each member's statement (its parameters in `members`) would have
-   * written alone, in member order, taking every row lock its writes need before the event-order lock, in a fixed
-   * order (the company row first, then its other rows sorted by id), each `NOWAIT`: `oneByOne` runs the statement per
-   * member after such a prelock; a statement of its own may do it all in one round trip. A locked row fails the group
-   * (55P03), whose members then run alone, outside the lane.
+   * Runs a group inside its transaction `q` as one statement: what each member's statement (its parameters in
+   * `members`) would have written alone, in member order, taking every row lock the writes need before the
+   * event-order lock, in a fixed order (the company row first, then its other rows sorted by id), each `NOWAIT`. A
+   * locked row fails the group (55P03), whose members then run alone, outside the lane.
    * @returns each member's rows, as the statement alone would have returned them, in member order.
    */
   runGroup(q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]): Promise<unknown[][]>;
-}
-
-/**
- * A `GroupedStatement.runGroup` that runs `prelock` (given the company id and the members' parameters), then
- * `text` once per member, in order, one round trip each.
- */
-export function oneByOne(
-  name: string,
-  text: string,
-  prelock: (q: TransactionQuery, companyId: string, members: readonly (readonly unknown[])[]) => Promise<void>,
-): GroupedStatement["runGroup"] {
-  const lane = noWait(text);
-  return async (q, companyId, members) => {
-    await prelock(q, companyId, members);
-    const out: unknown[][] = [];
-    for (const params of members) out.push(await q(lane, params, { name: `${name}-nowait` }));
-    return out;
-  };
 }
 
 /**
@@ -180,16 +166,4 @@ async function runGroup(runner: SqlRunner, statement: GroupedStatement, companyI
   }
   members.forEach((m, i) => m.resolve(results[i]!));
   return true;
-}
-
-/**
- * A `oneByOne` prelock: locks the company row `companyId`, then the company's rows of `table` whose ids
- * are `ids` (deduplicated, in id order), `FOR KEY SHARE NOWAIT` (what the statements' own CTEs and foreign keys take;
- * a row another transaction holds fails the group at once).
- * `table` is a fixed table name from the caller's code, never input.
- */
-export async function lockCompanyAndRows(q: TransactionQuery, companyId: string, table: "items" | "pipelines", ids: readonly unknown[]): Promise<void> {
-  await q(`SELECT id FROM companies WHERE id = $1 FOR KEY SHARE NOWAIT`, [companyId]);
-  const sorted = [...new Set(ids.map(String))].sort();
-  await q(`SELECT id FROM ${table} WHERE company_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE NOWAIT`, [companyId, sorted]);
 }
