@@ -432,7 +432,7 @@ export async function insertItemWithEvent(
   idempotency?: { claim: IdempotencyClaim; location: string },
 ): Promise<{ shortId: string | null; deliveries: number; companyGone?: boolean; inUse?: boolean; stored?: StoredResponse }> {
   const params = insertItemParams(item, event);
-  if (!idempotency) return insertItemOutcome(await run<InsertItemRow>(prisma, INSERT_ITEM_SQL, params, { name: "insert-item-with-event" }));
+  if (!idempotency) return insertItemRun(prisma, params, { name: "insert-item-with-event" });
   const { claim, location } = idempotency;
   params.push(claim.key, claim.requestHash, location, claim.ttlSeconds);
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
@@ -479,11 +479,13 @@ function insertItemParams(item: ItemToInsert, event: ItemEventToInsert): unknown
   ];
 }
 
-/** The outcome row of `INSERT_ITEM_SQL`. */
-type InsertItemRow = { short_id: string | null; deliveries: number; companies: number };
-
-/** The outcome of `INSERT_ITEM_SQL` as `insertItemWithEvent` returns it. */
-function insertItemOutcome(rows: InsertItemRow[]): { shortId: string | null; deliveries: number; companyGone: boolean } {
+/** Runs `INSERT_ITEM_SQL` on `db` and reads its outcome as `insertItemWithEvent` returns it. */
+async function insertItemRun(
+  db: Executor,
+  params: unknown[],
+  options?: { name: string },
+): Promise<{ shortId: string | null; deliveries: number; companyGone: boolean }> {
+  const rows = await run<{ short_id: string | null; deliveries: number; companies: number }>(db, INSERT_ITEM_SQL, params, options);
   return { shortId: rows[0]?.short_id ?? null, deliveries: Number(rows[0]?.deliveries ?? 0), companyGone: Number(rows[0]?.companies) === 0 };
 }
 

@@ -131,13 +131,14 @@ function createOutcome(row: { company: number; item: number; created: number }):
 
 /**
  * The note creates of one group (db/write-groups.ts) in ONE statement: the company row, then every member's item
- * (`FOR KEY SHARE`, in id order; run `NOWAIT`, so a locked row fails the group and its members run alone), the notes that still have their item, the company's event-order lock, their
- * events in member order (so their `seq` follows it) and the events' deliveries. Parameters: `$1` the company, `$2`..`$7`
+ * (`FOR KEY SHARE NOWAIT`, in id order: a locked row fails the group and its members run alone), the notes that
+ * still have their item, the company's event-order lock, their events in member order (so their `seq` follows it)
+ * and the events' deliveries. Parameters: `$1` the company, `$2`..`$7`
  * the members' note ids, item ids, bodies, pinned flags, authors and times (arrays in member order), `$8`..`$11` every
  * member's events (note id, event id, name, JSON body; arrays in member order). One outcome row per member (`n` from
  * 1, in member order), with the columns of a lone create's outcome.
  */
-const INSERT_NOTES_GROUP_SQL = `WITH ${lockedCompanyCte("$1")}, m AS MATERIALIZED (
+const INSERT_NOTES_GROUP_SQL = noWait(`WITH ${lockedCompanyCte("$1")}, m AS MATERIALIZED (
            SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::timestamptz[])
              WITH ORDINALITY AS m(id, item_id, body, pinned, created_by, created_at, n)
          ), item_row AS MATERIALIZED (
@@ -160,7 +161,7 @@ const INSERT_NOTES_GROUP_SQL = `WITH ${lockedCompanyCte("$1")}, m AS MATERIALIZE
          ), ${fanOutCtes("new_events", "$1")}
        SELECT m.n::int AS n, (SELECT count(*) FROM company_row)::int AS company,
          (m.item_id IN (SELECT id FROM item_row))::int AS item, (m.id IN (SELECT id FROM new_note))::int AS created
-       FROM m ORDER BY m.n`;
+       FROM m ORDER BY m.n`);
 
 /** The parameters of `INSERT_NOTES_GROUP_SQL` from the members' parameters of the lone create (`insertNoteWithEvents`). */
 function groupParams(companyId: string, members: readonly (readonly unknown[])[]): unknown[] {
@@ -180,7 +181,7 @@ const INSERT_NOTE: GroupedStatement = {
   text: INSERT_NOTE_SQL,
   laneText: noWait(INSERT_NOTE_SQL),
   runGroup: async (q, companyId, members) => {
-    const rows = await q<{ n: number }>(noWait(INSERT_NOTES_GROUP_SQL), groupParams(companyId, members), { name: "insert-notes-group-nowait" });
+    const rows = await q<{ n: number }>(INSERT_NOTES_GROUP_SQL, groupParams(companyId, members), { name: "insert-notes-group-nowait" });
     return rows.map((row) => [row]);
   },
 };

@@ -99,7 +99,7 @@ const enclosing = new AsyncLocalStorage<EnclosingTransaction>();
  */
 export function inEnclosingTransaction<R>(prisma: PrismaClient, work: (q: TransactionQuery) => Promise<R>): Promise<R> {
   const runner = sqlOf(prisma);
-  if (enclosing.getStore()?.runner === runners.get(prisma)) throw new Error("inEnclosingTransaction: already inside one");
+  if (insideEnclosingTransaction(prisma)) throw new Error("inEnclosingTransaction: already inside one");
   return runner.transaction((q) => {
     let savepoints = 0;
     const view: SqlRunner = {
