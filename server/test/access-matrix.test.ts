@@ -139,6 +139,14 @@ describe("access matrix", () => {
       byScope: tokensByScope,
     };
   });
+  // Every cell's REST hooks go when it ends: the fixture's hook subscribes to item.created, so without this each
+  // fixture's item would fan out to every earlier cell's hook (about 127,000 deliveries over the matrix's 504 cells,
+  // all attempted against a closed port), and later cells would test a company with hundreds of subscriptions.
+  afterEach(async () => {
+    const hooks = await t.request("GET", "/v1/ext/webhooks?limit=100");
+    expect(hooks.status).toBe(200);
+    for (const hook of hooks.body as { id: string }[]) expect((await t.request("DELETE", `/v1/ext/webhooks/${hook.id}`)).status).toBe(204);
+  });
   afterAll(async () => {
     await t?.close();
   });
