@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaClient } from "../generated/prisma/client";
+import { namedStatementRunner } from "./pglite-statements";
 import { registerSqlRunner, type QueryOptions, type SqlRunner } from "./sql";
 
 export type DatabaseKind = "pglite" | "postgres";
@@ -87,10 +88,13 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   const pglite = new PGlite({ dataDir: dir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves.
+  const named = namedStatementRunner(pglite, await import("@electric-sql/pglite"));
+  // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves;
+  // a named statement (hot paths) takes the same locks (db/pglite-statements.ts).
   const sql: SqlRunner = {
     concurrent: false,
-    query: async <T>(text: string, params: readonly unknown[] = []) => (await pglite.query<T>(text, params as unknown[])).rows,
+    query: async <T>(text: string, params: readonly unknown[] = [], options?: QueryOptions) =>
+      options?.name ? named<T>(text, params, options.name) : (await pglite.query<T>(text, params as unknown[])).rows,
     transaction: (fn) =>
       pglite.transaction((tx) => fn(async <T>(text: string, params: readonly unknown[] = []) => (await tx.query<T>(text, params as unknown[])).rows)),
   };

@@ -45,7 +45,8 @@ export interface QueryOptions {
   /**
    * Runs the statement as a named prepared statement on PostgreSQL: parsed once per pooled connection, and planned
    * once when PostgreSQL's plan cache finds a generic plan as good. For hot statements whose plan does not depend
-   * on the parameter values. A name must always go with the same text. PGlite ignores it.
+   * on the parameter values. A name must always go with the same text. On PGlite too, outside a transaction
+   * (db/pglite-statements.ts); a PGlite transaction's queries run unnamed.
    */
   name?: string;
 }
