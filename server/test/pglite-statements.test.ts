@@ -1,6 +1,7 @@
 /**
  * Named prepared statements on PGlite (db/pglite-statements.ts): the same rows as PGlite's own `query()`, errors
- * with their SQLSTATE that leave the session usable, PGlite's transaction lock honoured, one text per name.
+ * with their SQLSTATE that leave the session usable, PGlite's transaction lock honoured, one text per name, no
+ * statement name handed out twice.
  */
 import { PGlite } from "@electric-sql/pglite";
 import * as pgliteModule from "@electric-sql/pglite";
@@ -69,5 +70,27 @@ describe("named prepared statements on PGlite", () => {
   it("refuses a name given with another text", async () => {
     await named("SELECT 1 AS v", [], "one-name");
     await expect(named("SELECT 2 AS v", [], "one-name")).rejects.toThrow('"one-name" was prepared with another text');
+  });
+
+  it("never hands out a statement name twice, even after a preparation that failed between its Parse and its Describe", async () => {
+    const send = pg.execProtocolStream.bind(pg);
+    let failDescribe = true;
+    // A Describe of a statement: 'D', a 4-byte length, then 'S' (PostgreSQL protocol, "Message Formats").
+    const isDescribeStatement = (message: Uint8Array) => message[0] === 0x44 && message[5] === 0x53;
+    const spy = jest.spyOn(pg, "execProtocolStream").mockImplementation(async (message, options) => {
+      if (failDescribe && isDescribeStatement(message)) {
+        failDescribe = false;
+        throw new Error("Describe failed");
+      }
+      return send(message, options);
+    });
+    try {
+      await expect(named("SELECT 41 AS v", [], "fails-once")).rejects.toThrow("Describe failed");
+    } finally {
+      spy.mockRestore();
+    }
+    // The failed preparation's Parse took a name in the session: the next preparation must not reuse it.
+    expect(await named("SELECT 42 AS v", [], "after-failure")).toEqual([{ v: 42 }]);
+    expect(await named("SELECT 41 AS v", [], "fails-once")).toEqual([{ v: 41 }]);
   });
 });

@@ -76,7 +76,8 @@ function templateData(file: string): Blob {
 }
 
 async function openPglite(dataDir: string, template?: string): Promise<Database> {
-  const { PGlite } = await import("@electric-sql/pglite");
+  const pglitePackage = await import("@electric-sql/pglite");
+  const { PGlite } = pglitePackage;
   const { PrismaPGlite } = await import("pglite-prisma-adapter");
   const inMemory = dataDir === "memory://" || dataDir === "";
   const dir = inMemory ? undefined : pgliteDirectory(dataDir);
@@ -88,7 +89,7 @@ async function openPglite(dataDir: string, template?: string): Promise<Database>
   const pglite = new PGlite({ dataDir: dir, extensions: { pg_trgm }, ...(loadDataDir ? { loadDataDir } : {}) });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  const named = namedStatementRunner(pglite, await import("@electric-sql/pglite"));
+  const named = namedStatementRunner(pglite, pglitePackage);
   // PGlite's query() waits for any open transaction (Prisma's interactive ones included), so it never interleaves;
   // a named statement (hot paths) takes the same locks (db/pglite-statements.ts).
   const sql: SqlRunner = {

@@ -45,7 +45,10 @@ interface Prepared {
 export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
   const { serialize } = mod.protocol;
   const prepared = new Map<string, Prepared>();
-  const types = pglite as unknown as PgliteTypes;
+  // Session-level statement names are never reused: one whose Parse succeeded stays taken in the session even when
+  // its Describe fails (nothing is cached then), so a count of cached entries could hand the same name out again.
+  let statementsParsed = 0;
+  const pgTypes = pglite as unknown as PgliteTypes;
   const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
 
   async function prepare(name: string, text: string): Promise<Prepared> {
@@ -54,7 +57,7 @@ export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
       if (known.text !== text) throw new Error(`The prepared statement "${name}" was prepared with another text.`);
       return known;
     }
-    const statement = `stageline_${prepared.size}`;
+    const statement = `stageline_${statementsParsed++}`;
     await send(serialize.parse({ name: statement, text }));
     const described = await send(serialize.describe({ type: "S", name: statement }));
     const entry: Prepared = { statement, text, types: mod.parse.parseDescribeStatementResults(described) };
@@ -70,7 +73,7 @@ export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
           const entry = await prepare(name, text);
           const values = params.map((value, i) => {
             if (value == null) return null;
-            const serializer = types.serializers[entry.types[i]!];
+            const serializer = pgTypes.serializers[entry.types[i]!];
             return serializer ? serializer(value) : String(value);
           });
           messages.push(...(await send(serialize.bind({ statement: entry.statement, values }))));
@@ -80,7 +83,7 @@ export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
           messages.push(...(await send(serialize.sync())));
         }
         await pglite.syncToFs();
-        const [result] = mod.parse.parseResults(messages, types.parsers) as Results<T>[];
+        const [result] = mod.parse.parseResults(messages, pgTypes.parsers) as Results<T>[];
         return result?.rows ?? [];
       }),
     );

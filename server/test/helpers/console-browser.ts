@@ -16,7 +16,6 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { Browser, BrowserContext, Locator, Page, Response } from "playwright-core";
-import { chromium as playwright } from "playwright-core";
 import { CLI_ACTOR } from "../../src/services/audit-log";
 import { createUser, type Role } from "../../src/services/users";
 import type { TestPipeline, TestServer } from "./test-server";
@@ -28,6 +27,9 @@ const REPO_ROOT = path.resolve(__dirname, "../../..");
  * in parallel may race on that, so a failed launch is retried once after a short wait.
  */
 export async function launchBrowser(): Promise<Browser> {
+  // Loaded here, not at the top: most files importing this module only sign in over HTTP, and playwright-core's
+  // modules cost about 0.2 s of CPU to load into each test file's module registry (docs/testing.md "Third round").
+  const { chromium: playwright } = await import("playwright-core");
   const launch = async () => {
     const chromium = await chromiumBinary();
     // `--single-process` (a serverless setting of the package) makes Chromium exit when a context closes.
