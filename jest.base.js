@@ -14,15 +14,17 @@ const stagelineSources = {
   '^@stageline/mcp$': '<rootDir>/mcp/src/index.ts',
   '^@stageline/client$': '<rootDir>/client/src/index.ts',
 };
-/** The options of every jest project: ts-jest (CommonJS, no type check: `npm run typecheck:tests` does that). */
+/**
+ * The options of every jest project: ts-jest (CommonJS, no type check: `npm run typecheck:tests` does that), through
+ * jest.transform.js, which loads ts-jest only when a file's transform is not in jest's cache.
+ */
 const base = {
   // n8n/dist holds a copy of n8n/package.json (the build n8n loads): one package name, one place for jest
   modulePathIgnorePatterns: ['<rootDir>/n8n/dist/'],
-  preset: 'ts-jest',
   testEnvironment: 'node',
   rootDir,
   moduleNameMapper: stagelineSources,
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  transform: { '^.+\\.ts$': ['<rootDir>/jest.transform.js', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
 };
 /** The top-level options of both configurations. */
 const runner = {
