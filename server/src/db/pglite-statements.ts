@@ -47,7 +47,7 @@ export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
   const prepared = new Map<string, Prepared>();
   // Session-level statement names are never reused: one whose Parse succeeded stays taken in the session even when
   // its Describe fails (nothing is cached then), so a count of cached entries could hand the same name out again.
-  let statementsParsed = 0;
+  let namesIssued = 0;
   const pgTypes = pglite as unknown as PgliteTypes;
   const send = (message: Uint8Array) => pglite.execProtocolStream(message, { syncToFs: false });
 
@@ -57,7 +57,7 @@ export function namedStatementRunner(pglite: PGlite, mod: PgliteProtocol) {
       if (known.text !== text) throw new Error(`The prepared statement "${name}" was prepared with another text.`);
       return known;
     }
-    const statement = `stageline_${statementsParsed++}`;
+    const statement = `stageline_${namesIssued++}`;
     await send(serialize.parse({ name: statement, text }));
     const described = await send(serialize.describe({ type: "S", name: statement }));
     const entry: Prepared = { statement, text, types: mod.parse.parseDescribeStatementResults(described) };

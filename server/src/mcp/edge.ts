@@ -21,14 +21,11 @@
  * 5. The SDK answers JSON-RPC with a fresh McpServer whose tools are those the credential's scopes and the options allow
  *    (for a single `tools/call`, only the called one of them: `calledTool`), calling the services in-process
  *    (mcp/operations.ts).
- * The SDK and the tools (@stageline/mcp) are loaded on the endpoint's first request (`mcpPackages`), not when the
- * server starts: they are about a fifth of the server's module-loading time, and most servers (every test server,
- * a deployment whose clients are not AI agents) never serve MCP (docs/testing.md "Third round").
  */
 import { Readable } from "node:stream";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
-import type { AuthInfo } from "@modelcontextprotocol/server";
-import type { ToolAccess } from "@stageline/mcp";
+import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
+import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess } from "@stageline/mcp";
 import { API_BASE_PATH, MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { challengeInsufficientScope, requireAuth, resolveCredential } from "../http/auth";
@@ -78,25 +75,8 @@ function checkOrigin(allowed: readonly string[], mode: Mode): RequestHandler {
   };
 }
 
-/** The MCP SDK's server package and @stageline/mcp, as loaded by `mcpPackages`. */
-interface McpPackages {
-  sdk: typeof import("@modelcontextprotocol/server");
-  tools: typeof import("@stageline/mcp");
-}
-
-let packages: Promise<McpPackages> | undefined;
-
-/** The MCP packages, loaded once per process on the first call (a rejected load is retried on the next call). */
-function mcpPackages(): Promise<McpPackages> {
-  if (!packages) {
-    packages = Promise.all([import("@modelcontextprotocol/server"), import("@stageline/mcp")]).then(([sdk, tools]) => ({ sdk, tools }));
-    packages.catch(() => (packages = undefined));
-  }
-  return packages;
-}
-
 /** The request's options: query parameters first, then the headers. @throws DomainError 400 for a bad value. */
-function accessOf(req: Request, auth: AuthContext, { parseReadOnly, parseToolsets }: McpPackages["tools"]): ToolAccess {
+function accessOf(req: Request, auth: AuthContext): ToolAccess {
   const text = (query: string, header: string): string | undefined => {
     const q = req.query[query];
     return typeof q === "string" ? q : req.header(header);
@@ -163,19 +143,15 @@ async function batchBudget(req: Request, res: Response, limiter: RateLimiter, co
 
 /** The `/v1/ext/mcp` router. `limiter` is the app's rate limiter (its store is shared with the REST API). */
 export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
-  type Handler = ReturnType<McpPackages["sdk"]["createMcpHandler"]>;
-  let handler: Handler | undefined;
-  /** The SDK's stateless handler, made on the first request. */
-  const handlerOf = ({ sdk, tools }: McpPackages): Handler =>
-    (handler ??= sdk.createMcpHandler(
-      (request) => {
-        const connection = request.authInfo?.extra?.stageline as Connection;
-        return tools.createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access, {
-          onlyTool: connection.onlyTool,
-        });
-      },
-      { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
-    ));
+  const handler = createMcpHandler(
+    (request) => {
+      const connection = request.authInfo?.extra?.stageline as Connection;
+      return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access, {
+        onlyTool: connection.onlyTool,
+      });
+    },
+    { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
+  );
   const router = Router();
   router.all("/", onlyMethods(MCP_PATH, ["POST"]));
   router.use(checkOrigin(ctx.config.mcpAllowedOrigins, ctx.config.mode));
@@ -183,8 +159,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
   router.use(express.json({ limit: MAX_BODY_BYTES, verify: refuseNulInJson }));
   router.post("/", async (req, res) => {
     const auth = req.auth!;
-    const loaded = await mcpPackages();
-    const access = accessOf(req, auth, loaded.tools);
+    const access = accessOf(req, auth);
     const missing = missingToolScopes(req.body, auth);
     if (missing) assertScope(auth, [...missing]);
     const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
@@ -192,7 +167,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.counterKey) };
     const connection: Connection = { auth, access, request, onlyTool: calledTool(req.body) };
     const authInfo: AuthInfo = { token: "", clientId: auth.credential.kind === "oauth" ? auth.credential.clientId : auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
-    await sendWebResponse(res, await handlerOf(loaded).fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
+    await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });
   router.use(challengeInsufficientScope(ctx));
   return router;
