@@ -13,6 +13,7 @@ import { formOf, loadOauth, TestBrowser, type Oauth } from "./helpers/oauth-flow
 import { Secret, TOTP } from "otpauth";
 import { beginSetup, confirmSetup, pendingSetup } from "../src/services/two-factor";
 import { purgeExpiredOAuthRecords } from "../src/db/oauth-records";
+import { oauthAdapterClass } from "../src/oauth/adapter";
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
@@ -261,6 +262,115 @@ describe("authorization code flow", () => {
     expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(mcp);
     const bad = await new TestBrowser(t.url).get(authUrl(client, verifier, state, { resource: "https://evil.example/api" }).href);
     expect(bad.location ?? "").toMatch(/error=invalid_target/);
+  });
+});
+
+describe("one use means one use, under concurrency (issue 39; CONTRACT \"Connect with OAuth 2.1\")", () => {
+  const AT_ONCE = 6;
+
+  /** Records issued under a grant whose `Grant` record no longer exists (none may outlive its grant). */
+  async function orphans(): Promise<unknown[]> {
+    return t.server.ctx.db.sql.query(
+      `select r.model, r.grant_id from oauth_records r
+        where r.grant_id is not null and r.model <> 'Grant'
+          and not exists (select 1 from oauth_records g where g.model = 'Grant' and g.id = r.grant_id)`,
+    );
+  }
+
+  async function meWith(token: string): Promise<number> {
+    return (await fetch(`${t.url}/v1/ext/me`, { headers: { authorization: `Bearer ${token}` } })).status;
+  }
+
+  async function authorized(): Promise<{ client: Client; callback: URL; verifier: string; state: string }> {
+    const client = await register();
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    return { client, verifier, state, callback: await authorize(await signedInBrowser(admin), client, verifier, state) };
+  }
+
+  it("the adapter's consume is a compare-and-set: of concurrent uses one goes on, the others revoke the grant; nothing is written under a revoked grant", async () => {
+    // At the storage level, where the race lives on either database (PGlite serialises statements, not requests).
+    class InvalidGrant extends Error {}
+    const Adapter = oauthAdapterClass(t.server.ctx.db.sql, InvalidGrant);
+    const grants = new Adapter("Grant");
+    const codes = new Adapter("AuthorizationCode");
+    const tokens = new Adapter("AccessToken");
+    const grantId = `g-${Date.now()}`;
+    await grants.upsert(grantId, { kind: "Grant", accountId: admin.id, clientId: "c-one-use" }, 600);
+    await codes.upsert("code-one-use", { kind: "AuthorizationCode", grantId, accountId: admin.id, clientId: "c-one-use" }, 60);
+    const outcomes = await Promise.allSettled(Array.from({ length: AT_ONCE }, () => codes.consume("code-one-use")));
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
+    for (const o of outcomes.filter((o) => o.status === "rejected")) expect((o as PromiseRejectedResult).reason).toBeInstanceOf(InvalidGrant);
+    // The losers handled it as reuse: the grant and its code are gone, and the winner can no longer issue under it.
+    expect(await grants.find(grantId)).toBeUndefined();
+    expect(await codes.find("code-one-use")).toBeUndefined();
+    await expect(tokens.upsert("at-one-use", { kind: "AccessToken", grantId, accountId: admin.id, clientId: "c-one-use" }, 3600)).rejects.toBeInstanceOf(InvalidGrant);
+    expect(await tokens.find("at-one-use")).toBeUndefined();
+    expect(await orphans()).toEqual([]);
+  });
+
+  it(`a code presented ${AT_ONCE} times at once is honoured at most once, the rest are reuse: the grant ends, no record outlives it`, async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const { client, callback, verifier, state } = await authorized();
+      const params = oauth.validateAuthResponse(as, client, callback, state);
+      const answers = await Promise.all(
+        Array.from({ length: AT_ONCE }, () => oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure())),
+      );
+      const bodies = (await Promise.all(answers.map((r) => r.json()))) as { error?: string; access_token?: string; refresh_token?: string }[];
+      const issued = bodies.filter((b) => b.access_token);
+      expect(issued.length).toBeLessThanOrEqual(1);
+      for (const [i, res] of answers.entries()) if (res.status !== 200) expect([res.status, bodies[i]!.error]).toEqual([400, "invalid_grant"]);
+      // Presented more than once: the grant is revoked, and what was issued (if anything) works no more.
+      for (const b of issued) {
+        expect(await meWith(b.access_token!)).toBe(401);
+        expect((await oauth.refreshTokenGrantRequest(as, client, oauth.None(), b.refresh_token!, insecure())).status).toBe(400);
+      }
+      expect(await orphans()).toEqual([]);
+    }
+  });
+
+  it(`a refresh token presented ${AT_ONCE} times at once is honoured at most once, the rest are reuse: the grant ends`, async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const { client, callback, verifier, state } = await authorized();
+      const tokens = await exchange(client, callback, verifier, state);
+      const answers = await Promise.all(
+        Array.from({ length: AT_ONCE }, () => oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure())),
+      );
+      const bodies = (await Promise.all(answers.map((r) => r.json()))) as { error?: string; access_token?: string; refresh_token?: string }[];
+      const issued = bodies.filter((b) => b.access_token);
+      expect(issued.length).toBeLessThanOrEqual(1);
+      for (const [i, res] of answers.entries()) if (res.status !== 200) expect([res.status, bodies[i]!.error]).toEqual([400, "invalid_grant"]);
+      // No rotated refresh token goes on rotating, and the first access token is dead with its grant.
+      for (const b of issued) expect((await oauth.refreshTokenGrantRequest(as, client, oauth.None(), b.refresh_token!, insecure())).status).toBe(400);
+      expect(await meWith(tokens.access_token)).toBe(401);
+      expect(await orphans()).toEqual([]);
+    }
+  });
+
+  it("a refresh refused for its resource (invalid_target) spends nothing: the same refresh token then works", async () => {
+    const { client, callback, verifier, state } = await authorized();
+    const tokens = await exchange(client, callback, verifier, state);
+    for (const resource of ["https://evil.example/v1/ext", mcp]) {
+      const refused = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure(), additionalParameters: { resource } });
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, "invalid_target"]);
+    }
+    const refused = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure(), additionalParameters: { scope: "hooks:manage" } });
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, "invalid_scope"]);
+    const r1 = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure()));
+    expect(await meWith(r1.access_token)).toBe(200);
+    const r2 = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), r1.refresh_token!, insecure()));
+    expect(await meWith(r2.access_token)).toBe(200);
+  });
+
+  it("a code exchange refused for its resource (invalid_target) spends nothing: the same code then works", async () => {
+    const { client, callback, verifier, state } = await authorized();
+    const params = oauth.validateAuthResponse(as, client, callback, state);
+    for (const resource of ["https://evil.example/v1/ext", mcp]) {
+      const refused = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, { ...insecure(), additionalParameters: { resource } });
+      expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, "invalid_target"]);
+    }
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure()));
+    expect(await meWith(tokens.access_token)).toBe(200);
   });
 });
 

@@ -43,12 +43,33 @@ afterAll(async () => {
 const insecure = () => ({ [oauth.allowInsecureRequests]: true });
 type Tokens = { access_token: string; refresh_token?: string };
 
-/** Registers a confidential client and runs the code flow through the console as the demo owner. */
-async function flow(): Promise<{ as: Awaited<ReturnType<Oauth["processDiscoveryResponse"]>>; client: { client_id: string; client_secret: string }; tokens: Tokens }> {
+/** Records issued under a grant whose `Grant` record is gone, in the processes' schema (PostgreSQL only). */
+async function orphanRecords(): Promise<number> {
+  const { Client } = await import("pg");
+  const url = new URL(store.databaseUrl!);
+  const schema = url.searchParams.get("schema")!;
+  const client = new Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    const res = await client.query<{ n: number }>(
+      `select count(*)::int as n from "${schema}".oauth_records r where r.grant_id is not null and r.model <> 'Grant'
+         and not exists (select 1 from "${schema}".oauth_records g where g.model = 'Grant' and g.id = r.grant_id)`,
+    );
+    return res.rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}
+
+type AS = Awaited<ReturnType<Oauth["processDiscoveryResponse"]>>;
+type App = { client_id: string; client_secret: string };
+
+/** Registers a confidential client and runs the code flow through the console as the demo owner, up to the code. */
+async function authorizeApp(): Promise<{ as: AS; client: App; params: URLSearchParams; verifier: string }> {
   const issuer = new URL(publicUrl);
   const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure() }));
   const reg = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], client_name: "Log Agent", token_endpoint_auth_method: "client_secret_basic" }, insecure());
-  const client = (await oauth.processDynamicClientRegistrationResponse(reg)) as unknown as { client_id: string; client_secret: string; registration_access_token: string };
+  const client = (await oauth.processDynamicClientRegistrationResponse(reg)) as unknown as App & { registration_access_token: string };
   expect(client.client_secret).toBeTruthy();
   const password = /^Demo password: (\S+)$/m.exec(a.output())![1]!;
   const b = new TestBrowser(a.url);
@@ -74,10 +95,17 @@ async function flow(): Promise<{ as: Awaited<ReturnType<Oauth["processDiscoveryR
   form.append("scopes", "offline_access");
   const done = await b.post(action, form);
   const callback = new URL(done.location!);
+  secrets.push(callback.searchParams.get("code")!, verifier, client.client_secret, client.registration_access_token);
+  return { as, client, params: oauth.validateAuthResponse(as, client, callback, state), verifier };
+}
+
+/** `authorizeApp`, then the code exchanged for tokens. */
+async function flow(): Promise<{ as: AS; client: App; tokens: Tokens }> {
+  const { as, client, params, verifier } = await authorizeApp();
   const auth = oauth.ClientSecretBasic(client.client_secret);
-  const res = await oauth.authorizationCodeGrantRequest(as, client, auth, oauth.validateAuthResponse(as, client, callback, state), REDIRECT, verifier, insecure());
+  const res = await oauth.authorizationCodeGrantRequest(as, client, auth, params, REDIRECT, verifier, insecure());
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
-  secrets.push(callback.searchParams.get("code")!, verifier, client.client_secret, client.registration_access_token, tokens.access_token, tokens.refresh_token!);
+  secrets.push(tokens.access_token, tokens.refresh_token!);
   return { as, client, tokens };
 }
 
@@ -117,5 +145,31 @@ if (onPostgres) {
       expect(after.status).toBe(400);
       expect(((await after.json()) as { error: string }).error).toBe("invalid_grant");
     }, 60_000);
+
+    it("a code or a refresh token sent to both processes at once is honoured at most once; no record outlives the grant (issue 39)", async () => {
+      const at = (as: AS, origin: string) => ({ ...as, token_endpoint: `${origin}/oauth/token` });
+      const origins = [a.url, b.url, a.url, b.url];
+      for (let trial = 0; trial < 3; trial++) {
+        const code = await authorizeApp();
+        const auth = oauth.ClientSecretBasic(code.client.client_secret);
+        const exchanges = await Promise.all(
+          origins.map((o) => oauth.authorizationCodeGrantRequest(at(code.as, o), code.client, auth, code.params, REDIRECT, code.verifier, insecure())),
+        );
+        expect(exchanges.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+        expect(exchanges.filter((r) => r.status === 400).length).toBeGreaterThanOrEqual(origins.length - 1);
+
+        const { as, client, tokens } = await flow();
+        const refreshes = await Promise.all(
+          origins.map((o) => oauth.refreshTokenGrantRequest(at(as, o), client, oauth.ClientSecretBasic(client.client_secret), tokens.refresh_token!, insecure())),
+        );
+        const issued = ((await Promise.all(refreshes.map((r) => r.json()))) as { refresh_token?: string }[]).filter((x) => x.refresh_token);
+        expect(issued.length).toBeLessThanOrEqual(1);
+        // Presented more than once: handled as reuse, so no rotated refresh token goes on rotating.
+        for (const x of issued) {
+          expect((await oauth.refreshTokenGrantRequest(at(as, a.url), client, oauth.ClientSecretBasic(client.client_secret), x.refresh_token!, insecure())).status).toBe(400);
+        }
+        expect(await orphanRecords()).toBe(0);
+      }
+    }, 120_000);
   });
 }

@@ -3,7 +3,7 @@
  * a company (`company_id` set, `payload.stageline_owner = true`; docs/oauth-storage.md). Raw SQL on both databases.
  */
 import type { PrismaClient } from "../generated/prisma/client";
-import { query } from "./sql";
+import { query, sqlOf } from "./sql";
 
 /** A console-registered client as stored. `payload` is oidc-provider client metadata (never a clear secret). */
 export interface ClientRow {
@@ -67,11 +67,16 @@ export const DELETE_COMPANY_CLIENT_SQL = `WITH owned AS (SELECT id FROM oauth_re
      RETURNING model`;
 
 /**
- * Deletes a company's console-registered client with everything issued to it, in one statement: the `Client`
- * record, every record with its `client_id` (grants, tokens, codes) and every record of those grants.
+ * Deletes a company's console-registered client with everything issued to it, in one transaction: its grants
+ * locked first, then one statement deleting the `Client` record, every record with its `client_id` (grants, tokens,
+ * codes) and every record of those grants.
  * @returns how many records were deleted (0 when the client was not the company's or already gone).
  */
 export async function deleteCompanyClient(prisma: PrismaClient, companyId: string, clientId: string): Promise<number> {
-  const rows = await query<{ model: string }>(prisma, DELETE_COMPANY_CLIENT_SQL, [companyId, clientId]);
-  return rows.length;
+  return sqlOf(prisma).transaction(async (q) => {
+    // The client's grants are locked first (db/oauth-records.ts GRANT_LOCK_BY_ID_SQL, for all of them): a token being
+    // issued under one at this moment is either committed before the delete's snapshot or never written.
+    await q(`SELECT 1 FROM oauth_records WHERE model = 'Grant' AND client_id = $2 AND EXISTS (SELECT 1 FROM oauth_records WHERE ${OWNED} AND id = $2) FOR UPDATE`, [companyId, clientId]);
+    return (await q<{ model: string }>(DELETE_COMPANY_CLIENT_SQL, [companyId, clientId])).length;
+  });
 }

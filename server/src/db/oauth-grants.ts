@@ -5,7 +5,8 @@
  */
 import type { PrismaClient } from "../generated/prisma/client";
 import type { Queryable } from "./companies";
-import { query } from "./sql";
+import { revokeOAuthGrant } from "./oauth-records";
+import { query, sqlOf } from "./sql";
 
 /** One grant as the console lists it. */
 export interface GrantRow {
@@ -79,17 +80,12 @@ export async function findCompanyGrant(prisma: PrismaClient, companyId: string, 
 }
 
 /**
- * Revokes a grant (docs/oauth-storage.md "Revoking a grant"): deletes, in one statement, every record with
- * `grant_id = grantId` (tokens, codes) and the `Grant` record itself, so nothing of it authenticates afterwards.
+ * Revokes a grant (docs/oauth-storage.md "Revoking a grant"): db/oauth-records.ts `revokeOAuthGrant`, which locks the
+ * `Grant` record first so that no token being issued under it at that moment survives it.
  * @returns how many records were deleted (0 when the grant was already gone).
  */
 export async function deleteGrantRecords(prisma: PrismaClient, grantId: string): Promise<number> {
-  const rows = await query<{ model: string }>(
-    prisma,
-    `DELETE FROM oauth_records WHERE grant_id = $1 OR (model = 'Grant' AND id = $1) RETURNING model`,
-    [grantId],
-  );
-  return rows.length;
+  return revokeOAuthGrant(sqlOf(prisma), grantId);
 }
 
 /**
@@ -100,6 +96,10 @@ export async function deleteGrantRecords(prisma: PrismaClient, grantId: string):
  * @returns how many grants were revoked.
  */
 export async function deleteUserGrantRecords(db: Queryable, companyId: string, userId: string): Promise<number> {
+  // Lock the grants first (as GRANT_LOCK_BY_ID_SQL does for one): tokens being written under them finish or are kept
+  // out, and the delete below, a later statement of the caller's transaction, sees every one.
+  await db.$queryRaw`
+    SELECT 1 FROM oauth_records WHERE company_id = ${companyId} AND model = 'Grant' AND payload->>'accountId' = ${userId} FOR UPDATE`;
   const rows = await db.$queryRaw<{ model: string }[]>`
     WITH g AS (
       SELECT id FROM oauth_records WHERE company_id = ${companyId} AND model = 'Grant' AND payload->>'accountId' = ${userId}

@@ -33,17 +33,30 @@ export interface OAuthRecordWrite {
 /**
  * Inserts or replaces a record. `company_id` is the company of `accountId`'s user; when that is unknown an existing
  * row's company is kept (a console-registered client keeps its owner). `consumed_at` is kept on replace.
+ *
+ * With `requiresGrant` (codes and tokens issued under a grant) the record is written only while its `Grant` record
+ * exists, and the statement holds that `Grant` row `FOR KEY SHARE` until it commits. A revocation deletes the `Grant`
+ * row first and then, in a later statement of the same transaction, everything carrying its `grant_id`
+ * (`revokeOAuthGrant`), so a token written while a grant is being revoked is either seen and deleted by the
+ * revocation, or not written at all: no record outlives its grant (issue 39, CONTRACT "One use means one use").
+ * @returns false when `requiresGrant` and the grant is gone (nothing was written); true otherwise.
  */
-export async function upsertOAuthRecord(sql: SqlRunner, r: OAuthRecordWrite): Promise<void> {
-  await sql.query(
-    `insert into oauth_records (model, id, payload, grant_id, uid, user_code, company_id, client_id, expires_at)
-     values ($1, $2, $3::jsonb, $4, $5, $6, (select company_id from users where id = $7), $8,
-             case when $9::int is null then null else now() + make_interval(secs => $9::int) end)
+export async function upsertOAuthRecord(sql: SqlRunner, r: OAuthRecordWrite, requiresGrant = false): Promise<boolean> {
+  const params = [r.model, r.id, JSON.stringify(r.payload), r.grantId, r.uid, r.userCode, r.accountId, r.clientId, r.expiresInSeconds];
+  const guarded = requiresGrant && r.grantId !== null;
+  const rows = await sql.query(
+    `${guarded ? "with g as (select 1 from oauth_records where model = 'Grant' and id = $4 for key share) " : ""}
+     insert into oauth_records (model, id, payload, grant_id, uid, user_code, company_id, client_id, expires_at)
+     select $1, $2, $3::jsonb, $4, $5, $6, (select company_id from users where id = $7), $8,
+            case when $9::int is null then null else now() + make_interval(secs => $9::int) end
+     ${guarded ? "from g" : ""}
      on conflict (model, id) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
        user_code = excluded.user_code, company_id = coalesce(excluded.company_id, oauth_records.company_id),
-       client_id = excluded.client_id, expires_at = excluded.expires_at`,
-    [r.model, r.id, JSON.stringify(r.payload), r.grantId, r.uid, r.userCode, r.accountId, r.clientId, r.expiresInSeconds],
+       client_id = excluded.client_id, expires_at = excluded.expires_at
+     returning 1`,
+    params,
   );
+  return rows.length > 0;
 }
 
 const LIVE = "(expires_at is null or expires_at > now())";
@@ -70,9 +83,29 @@ export async function findOAuthRecordByUserCode(sql: SqlRunner, model: string, u
   return toRow(await sql.query(`select payload, consumed_at from oauth_records where model = $1 and user_code = $2 and ${LIVE} limit 1`, [model, userCode]));
 }
 
-/** Marks a record used (codes, refresh tokens): the first use only; later calls leave the first time. */
-export async function consumeOAuthRecord(sql: SqlRunner, model: string, id: string): Promise<void> {
-  await sql.query(`update oauth_records set consumed_at = coalesce(consumed_at, now()) where model = $1 and id = $2`, [model, id]);
+/** What `consumeOAuthRecord` found: whether this call was the one use, and the record's grant. */
+export interface ConsumeOutcome {
+  /** True for the first use; false when the record was already used (or is gone: revoked, purged). */
+  first: boolean;
+  /** The record's `grant_id` (null when it has none or the record is gone). */
+  grantId: string | null;
+}
+
+/**
+ * Marks a record used (codes, refresh tokens) if and only if nobody did before: one compare-and-set statement
+ * (`consumed_at is null` re-checked under the row lock), so of N concurrent uses, on one connection or many, in one
+ * process or several, exactly one gets `first: true` (OAuth 2.1 section 4.1.3: a code is used once; section 4.3.1:
+ * refresh token rotation). Later calls leave the first time.
+ */
+export async function consumeOAuthRecord(sql: SqlRunner, model: string, id: string): Promise<ConsumeOutcome> {
+  const rows = await sql.query<{ first: boolean; grant_id: string | null }>(
+    `with used as (
+       update oauth_records set consumed_at = now() where model = $1 and id = $2 and consumed_at is null returning grant_id)
+     select exists (select 1 from used) as first,
+            coalesce((select grant_id from used), (select grant_id from oauth_records where model = $1 and id = $2)) as grant_id`,
+    [model, id],
+  );
+  return { first: rows[0]?.first === true, grantId: rows[0]?.grant_id ?? null };
 }
 
 /** Deletes one record. */
@@ -80,9 +113,28 @@ export async function destroyOAuthRecord(sql: SqlRunner, model: string, id: stri
   await sql.query(`delete from oauth_records where model = $1 and id = $2`, [model, id]);
 }
 
-/** Revokes a grant: deletes every record carrying `grant_id` and the `Grant` record itself (docs/oauth-storage.md). */
-export async function revokeOAuthGrant(sql: SqlRunner, grantId: string): Promise<void> {
-  await sql.query(`delete from oauth_records where grant_id = $1 or (model = 'Grant' and id = $1)`, [grantId]);
+/**
+ * Locks `Grant` records before they are deleted (`FOR UPDATE`, so the caller must be inside a transaction): the
+ * lock waits for every code or token being written under those grants (`upsertOAuthRecord` with `requiresGrant`
+ * holds the `Grant` row `FOR KEY SHARE`) and keeps new ones out, so the caller's next statement, with a snapshot
+ * taken after the lock, sees and deletes all of them. Every revocation path uses it (this module, db/oauth-grants.ts,
+ * db/oauth-clients.ts): no record outlives its grant (issue 39).
+ * `$1` is compared with the record's id: `GRANT_LOCK_BY_ID_SQL`.
+ */
+export const GRANT_LOCK_BY_ID_SQL = `select 1 from oauth_records where model = 'Grant' and id = $1 for update`;
+
+/**
+ * Revokes a grant (docs/oauth-storage.md "Revoking a grant"): in one transaction, locks the `Grant` record
+ * (`GRANT_LOCK_BY_ID_SQL`), then deletes it and every record carrying its `grant_id`. Afterwards no record of the
+ * grant exists and none can be written under it.
+ * @returns how many records were deleted (0 when the grant was already gone).
+ */
+export async function revokeOAuthGrant(sql: SqlRunner, grantId: string): Promise<number> {
+  return sql.transaction(async (q) => {
+    await q(GRANT_LOCK_BY_ID_SQL, [grantId]);
+    const rows = await q(`delete from oauth_records where grant_id = $1 or (model = 'Grant' and id = $1) returning 1`, [grantId]);
+    return rows.length;
+  });
 }
 
 /**

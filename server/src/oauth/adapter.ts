@@ -17,6 +17,15 @@ import {
   type OAuthRecordRow,
 } from "../db/oauth-records";
 
+/**
+ * Models issued under a grant that must never outlive it: written only while their `Grant` record exists
+ * (db/oauth-records.ts `upsertOAuthRecord` with `requiresGrant`).
+ */
+const GRANT_BOUND_MODELS = new Set(["AccessToken", "RefreshToken", "AuthorizationCode"]);
+
+/** What each model is called in an `invalid_grant` description. */
+const LABELS: Record<string, string> = { AuthorizationCode: "authorization code", RefreshToken: "refresh token" };
+
 /** Models whose id is a bearer secret: stored hashed, never as given. */
 export const BEARER_MODELS = new Set([
   "AccessToken",
@@ -82,11 +91,33 @@ export interface OAuthAdapter {
 
 const str = (v: unknown): string | null => (typeof v === "string" && v ? v : null);
 
+/** The error oidc-provider answers `400 invalid_grant` with (its `errors.InvalidGrant`). */
+export type InvalidGrantError = new (description: string) => Error;
+
 /**
  * The Adapter class for oidc-provider's `adapter` option, bound to the database `sql`.
+ *
+ * One use means one use (issue 39; OAuth 2.1 sections 4.1.3 and 4.3.1): oidc-provider reads a code or refresh token,
+ * checks that it is not consumed, and only later calls `consume`, so N requests presenting it at once would all pass
+ * the check. Here `consume` is a compare-and-set (`consumeOAuthRecord`): only the first caller goes on; every other one
+ * is handled as the reuse it is (its grant revoked, as oidc-provider does for a reuse it sees, then `invalid_grant`),
+ * and a token or code is written only while its grant exists, so the first caller's tokens do not survive that
+ * revocation either.
+ * @param InvalidGrant oidc-provider's `errors.InvalidGrant`, thrown by `consume` and `upsert` as above.
  * @returns a constructor `new (model: string) => OAuthAdapter`.
  */
-export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthAdapter {
+export function oauthAdapterClass(sql: SqlRunner, InvalidGrant: InvalidGrantError): new (model: string) => OAuthAdapter {
+  // oidc-provider revokes a grant through every model's adapter at once (helpers/revoke.js): one revocation serves them.
+  const revoking = new Map<string, Promise<unknown>>();
+  const revoke = (grantId: string): Promise<unknown> => {
+    let running = revoking.get(grantId);
+    if (!running) {
+      running = revokeOAuthGrant(sql, grantId).finally(() => revoking.delete(grantId));
+      revoking.set(grantId, running);
+    }
+    return running;
+  };
+
   return class RecordsAdapter implements OAuthAdapter {
     private readonly bearer: boolean;
     constructor(private readonly model: string) {
@@ -120,17 +151,22 @@ export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthA
         stored.client_secret_sha256 = sha256b64u(stored.client_secret);
         delete stored.client_secret;
       }
-      await upsertOAuthRecord(sql, {
-        model: this.model,
-        id: this.key(id),
-        payload: stored,
-        grantId: str(payload.grantId),
-        uid: str(payload.uid),
-        userCode: str(payload.userCode),
-        accountId: str(payload.accountId),
-        clientId: str(payload.clientId) ?? str(payload.client_id),
-        expiresInSeconds: typeof expiresIn === "number" && expiresIn > 0 ? Math.ceil(expiresIn) : null,
-      });
+      const written = await upsertOAuthRecord(
+        sql,
+        {
+          model: this.model,
+          id: this.key(id),
+          payload: stored,
+          grantId: str(payload.grantId),
+          uid: str(payload.uid),
+          userCode: str(payload.userCode),
+          accountId: str(payload.accountId),
+          clientId: str(payload.clientId) ?? str(payload.client_id),
+          expiresInSeconds: typeof expiresIn === "number" && expiresIn > 0 ? Math.ceil(expiresIn) : null,
+        },
+        GRANT_BOUND_MODELS.has(this.model),
+      );
+      if (!written) throw new InvalidGrant("grant revoked");
     }
 
     async find(id: string): Promise<Payload | undefined> {
@@ -146,7 +182,10 @@ export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthA
     }
 
     async consume(id: string): Promise<void> {
-      await consumeOAuthRecord(sql, this.model, this.key(id));
+      const outcome = await consumeOAuthRecord(sql, this.model, this.key(id));
+      if (outcome.first) return;
+      if (outcome.grantId) await revoke(outcome.grantId);
+      throw new InvalidGrant(`${LABELS[this.model] ?? this.model} already used`);
     }
 
     async destroy(id: string): Promise<void> {
@@ -154,7 +193,7 @@ export function oauthAdapterClass(sql: SqlRunner): new (model: string) => OAuthA
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      await revokeOAuthGrant(sql, grantId);
+      await revoke(grantId);
     }
   };
 }

@@ -146,7 +146,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   const apiScopes = SCOPES.join(" ");
 
   const provider = new Provider(resources.issuer, {
-    adapter: oauthAdapterClass(ctx.db.sql),
+    adapter: oauthAdapterClass(ctx.db.sql, errors.InvalidGrant!),
     clients: [],
     jwks: { keys: [jwk] },
     cookies: { keys: [cookieKey], long: { signed: true }, short: { signed: true } },
