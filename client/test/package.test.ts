@@ -1,14 +1,19 @@
 /**
- * Issue 21 part 1: `npm pack` in client/ gives a tarball that installs into an empty folder and works there alone,
- * through ESM `import` and CommonJS `require` (Node 20+), with type declarations for both. The tarball's only
- * dependency (openapi-fetch) comes from npm's cache (`--prefer-offline`: no network when `npm ci` ran).
+ * Issue 21 part 1: the client's tarball installs into an empty folder and works there alone, through ESM `import` and
+ * CommonJS `require` (Node 20+), with type declarations for both. The tarball's only dependency (openapi-fetch) comes
+ * from npm's cache (`--prefer-offline`: no network when `npm ci` ran).
+ * Issue 39: the tarball is made by `npm run pack`'s script (`scripts/pack.mjs --only client`, the command the docs tell
+ * users to run) into a temporary artefact folder, with its SHA256SUMS, and nothing lands in the source tree.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const CLIENT = path.resolve(__dirname, "..");
+const REPO = path.resolve(CLIENT, "..");
+const PACK = path.join(REPO, "scripts", "pack.mjs");
 const FIXTURES = path.join(__dirname, "fixtures", "consumer");
 const TSC = require.resolve("typescript/bin/tsc");
 const NODE_TYPES = path.dirname(path.dirname(require.resolve("@types/node/package.json")));
@@ -22,17 +27,35 @@ function run(cmd: string, args: string[], cwd: string): string {
   return execFileSync(cmd, args, { cwd, env: cleanEnv(), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
+/** `git status --porcelain` of the repository: tracked changes and untracked files, ignored ones aside. */
+function gitStatus(): string {
+  return run("git", ["status", "--porcelain"], REPO);
+}
+
 describe("the packed @stageline/client in an empty folder", () => {
   let dir: string;
+  let artefacts: string;
+  let statusBefore: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "stageline-client-pack-"));
-    const tarball = run("npm", ["pack", "--silent", "--pack-destination", dir], CLIENT).trim().split("\n").pop()!;
+    artefacts = path.join(dir, "artefacts");
+    statusBefore = gitStatus();
+    run(process.execPath, [PACK, "--only", "client", "--out", artefacts], REPO);
     fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-    run("npm", ["install", path.join(dir, tarball), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], dir);
+    const tarball = path.join(artefacts, "stageline-client-0.1.0.tgz");
+    run("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], dir);
     for (const file of fs.readdirSync(FIXTURES)) fs.copyFileSync(path.join(FIXTURES, file), path.join(dir, file));
   }, 60_000);
   afterAll(() => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("npm run pack wrote the tarball and its checksum into the artefact folder, and nothing into the source tree", () => {
+    expect(fs.readdirSync(artefacts).sort()).toEqual(["SHA256SUMS", "stageline-client-0.1.0.tgz"]);
+    const sha256 = createHash("sha256").update(fs.readFileSync(path.join(artefacts, "stageline-client-0.1.0.tgz"))).digest("hex");
+    expect(fs.readFileSync(path.join(artefacts, "SHA256SUMS"), "utf8")).toBe(`${sha256}  stageline-client-0.1.0.tgz\n`);
+    expect(gitStatus()).toBe(statusBefore);
+    expect(fs.readdirSync(CLIENT).filter((name) => name.endsWith(".tgz"))).toEqual([]);
   });
 
   it("holds only the build, the README and package.json, and depends on openapi-fetch alone", () => {

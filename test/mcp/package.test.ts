@@ -1,7 +1,8 @@
 /**
  * Issue 26 part 6: `npm pack` of mcp/ gives a tarball that installs into an empty folder (its dependencies, the MCP
  * SDK and zod, from npm's cache: `--prefer-offline`) and runs there as `npx stageline-mcp` with STAGELINE_API_KEY
- * and STAGELINE_BASE_URL, answering the SDK's client over stdio against a real server.
+ * and STAGELINE_BASE_URL, answering the SDK's client over stdio against a real server. Issue 39: the tarball is made
+ * by `npm run pack`'s script (`scripts/pack.mjs --only mcp`) into a temporary folder, as the docs tell users to.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -13,7 +14,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { startTestServer, type TestServer } from "../../server/test/helpers/test-server";
 import { call } from "./conformance";
 
-const MCP = path.resolve(__dirname, "..", "..", "mcp");
+const REPO = path.resolve(__dirname, "..", "..");
+const PACK = path.join(REPO, "scripts", "pack.mjs");
 const run = promisify(execFile);
 
 /** The environment without npm's per-run settings (a jest started by `npm test` would pass on its workspace). */
@@ -26,10 +28,9 @@ let t: TestServer;
 beforeAll(async () => {
   t = await startTestServer();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "stageline-mcp-pack-"));
-  const { stdout } = await run("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: MCP, env: cleanEnv() });
-  const tarball = stdout.trim().split("\n").pop()!;
+  await run(process.execPath, [PACK, "--only", "mcp", "--out", path.join(dir, "artefacts")], { cwd: REPO, env: cleanEnv() });
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", private: true }));
-  await run("npm", ["install", path.join(dir, tarball), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], { cwd: dir, env: cleanEnv() });
+  await run("npm", ["install", path.join(dir, "artefacts", "stageline-mcp-0.1.0.tgz"), "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock"], { cwd: dir, env: cleanEnv() });
 }, 180_000);
 afterAll(async () => {
   await t?.close();
