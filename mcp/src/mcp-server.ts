@@ -51,6 +51,31 @@ export interface ServerScope {
    * bench/results/issue33-mcp.md). Undefined: every tool `access` allows (tools/list, batches, stdio).
    */
   onlyTool?: string | undefined;
+  /**
+   * Told of every tool call once it is answered (the server's request log, issue 40): the tool's name, the arguments
+   * as received (the observer keeps what it may: ids, never values), how long it took in ms, and the problem of an
+   * error answer (null on success). Must not throw.
+   */
+  onToolCall?: ((call: ToolCallRecord) => void) | undefined;
+}
+
+/** One answered tool call, as `ServerScope.onToolCall` hears of it. */
+export interface ToolCallRecord {
+  tool: string;
+  args: unknown;
+  durationMs: number;
+  problem: ToolProblem | null;
+}
+
+/** The problem of an `isError` result made by `errorResult` (null for anything else). */
+function problemOf(result: CallToolResult): ToolProblem | null {
+  if (!result.isError) return null;
+  const first = result.content[0];
+  try {
+    return first?.type === "text" ? (JSON.parse(first.text) as ToolProblem) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -70,7 +95,12 @@ export function createStagelineMcpServer(ops: StagelineOperations, access: ToolA
         inputSchema: toolSchema(tool.input),
         outputSchema: toolSchema(tool.output, "output"),
       },
-      (args: unknown) => callTool(ops, access, tool, args),
+      async (args: unknown) => {
+        const started = performance.now();
+        const result = await callTool(ops, access, tool, args);
+        scope.onToolCall?.({ tool: tool.name, args, durationMs: performance.now() - started, problem: problemOf(result) });
+        return result;
+      },
     );
   }
   return server;

@@ -163,6 +163,8 @@ export interface ToolProblem {
   retry_after_seconds?: number;
   /** 409 `ambiguous_match`: the `item_id`s of the matching items, best match first (CONTRACT "Upsert"). */
   matches?: string[];
+  /** The `Request-Id` of the request that failed (CONTRACT "Request ids and the request log"), to quote to support. */
+  request_id?: string;
 }
 
 /** The members of an RFC 9457 problem body (CONTRACT "Errors") a tool passes on; others are ignored. */
@@ -172,18 +174,20 @@ export interface ProblemLike {
   errors?: unknown;
   current_version?: unknown;
   matches?: unknown;
+  request_id?: unknown;
 }
 
 /**
  * The ToolProblem of a problem body, for every adapter (a service's error, a stored Idempotency-Key response, a
- * client's error): `code` and `detail`, plus `errors` (when non-empty), `current_version` and `matches` when they
- * have their contract types (a body from the network is not trusted to have them).
+ * client's error): `code` and `detail`, plus `errors` (when non-empty), `current_version`, `matches` and `request_id`
+ * when they have their contract types (a body from the network is not trusted to have them).
  */
 export function toolProblemOfProblem(problem: ProblemLike): ToolProblem {
   const result: ToolProblem = { code: problem.code as ToolProblem["code"], detail: problem.detail };
   if (Array.isArray(problem.errors) && problem.errors.length) result.errors = problem.errors as ProblemFieldError[];
   if (typeof problem.current_version === "number") result.current_version = problem.current_version;
   if (Array.isArray(problem.matches) && problem.matches.every((m) => typeof m === "string")) result.matches = problem.matches as string[];
+  if (typeof problem.request_id === "string") result.request_id = problem.request_id;
   return result;
 }
 

@@ -5,7 +5,7 @@
  * MCP endpoint (`/v1/ext/mcp`, mcp/edge.ts), the `/v1/ext` routers, the API reference (`/v1/ext/openapi.json`, `/docs`), the admin API, the console (`/console`,
  * console/index.ts) and the problem-details error renderer. No listening here (see server.ts).
  */
-import express, { type Express } from "express";
+import express, { type Express, type Request } from "express";
 import { pinoHttp } from "pino-http";
 import { errorSerializer, requestSerializer, responseSerializer } from "./logger";
 import { MAX_BODY_BYTES } from "@stageline/shared";
@@ -22,6 +22,9 @@ import { refuseNulInJson, refuseNulInUrl } from "./http/nul-characters";
 import { renderProblem } from "./http/problem";
 import { createRateLimiter } from "./http/rate-limit";
 import { requestMetrics } from "./http/request-metrics";
+import { requestIdOf, requestIds } from "./http/request-id";
+import { requestLogging } from "./http/request-log";
+import { newRequestId } from "./observability/request-context";
 import { adminRouter } from "./admin/admin-routes";
 import { consoleRouter } from "./console";
 import { MCP_PATH, mcpRouter } from "./mcp/edge";
@@ -47,6 +50,8 @@ export function createApp(ctx: AppContext): Express {
   // No ETags: the API offers no conditional requests (spec), and hashing every body (47 KiB for a page of 100
   // items) cost about 3% of the list endpoint's CPU.
   app.set("etag", false);
+  // Request-Id on every response and `request_id` in every problem body (http/request-id.ts).
+  app.use(requestIds(app));
   app.use(requestMetrics(app, ctx.metrics.http));
   // pino-http writes one info-level line per request; below info (e.g. LOG_LEVEL=warn) it would write nothing yet
   // still cost a child logger per request, so it is mounted only when its lines are wanted.
@@ -54,6 +59,8 @@ export function createApp(ctx: AppContext): Express {
     app.use(
       pinoHttp({
         logger: ctx.logger,
+        // The log line's `req.id` is the request's Request-Id.
+        genReqId: (req) => requestIdOf(req as Request) ?? newRequestId(),
         autoLogging: { ignore: (req) => PROBE_PATHS.has(req.url ?? "") },
         // URLs with secret segments and query values masked, credential headers redacted (logger.ts).
         serializers: { req: requestSerializer, res: responseSerializer, err: errorSerializer },
@@ -72,7 +79,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(docsRouter());
   // 405 + Allow, OPTIONS and deprecation headers, from the operation registry alone: before the key lookup and the
   // rate limiter, so a bad key or an unknown id on an unsupported method is still 405 and nothing is counted.
-  app.use(routeSemantics(buildRouteTable(API_OPERATIONS)));
+  const routes = buildRouteTable(API_OPERATIONS);
+  app.use(routeSemantics(routes));
   app.use("/v1/ext", openApiRouter());
   // OAuth Protected Resource Metadata of the REST API and the MCP endpoint (RFC 9728; issue 32): public, no key.
   app.use(protectedResourceMetadataRouter(ctx));
@@ -82,6 +90,8 @@ export function createApp(ctx: AppContext): Express {
   app.use(MCP_PATH, mcpRouter(ctx, limiter));
   const ext = express.Router();
   ext.use(resolveCredential(ctx, limiter.store));
+  // The request log (http/request-log.ts): every authenticated request, the rate-limited ones included.
+  ext.use(requestLogging(ctx.requestLog, routes));
   ext.use(limiter.middleware);
   ext.use(requireAuth(ctx));
   ext.use(express.json({ limit: MAX_BODY_BYTES, type: () => true, verify: refuseNulInJson }));

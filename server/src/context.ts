@@ -4,6 +4,7 @@ import type { Config } from "./config/config";
 import type { Database } from "./db/database";
 import type { PrismaClient } from "./generated/prisma/client";
 import type { AppMetrics } from "./observability/metrics";
+import type { RequestLogWriter } from "./services/request-log/writer";
 
 export interface AppContext {
   db: Database;
@@ -21,6 +22,8 @@ export interface AppContext {
    * (`attempt`, `delivered`, `claim`, `purged`); it counts whether or not the metrics listener is on.
    */
   metrics: AppMetrics;
+  /** The request log's writer (services/request-log/writer.ts): queues one entry per request or MCP tool call. */
+  requestLog: RequestLogWriter;
   /**
    * The server's public origin (`config.publicUrl`, else the URL it is reached at from this machine once it listens),
    * e.g. `http://127.0.0.1:41234`: the OAuth issuer and the base of the resource identifiers (oauth/resources.ts).

@@ -21,6 +21,8 @@ import { seedDemoIfEmpty } from "./seed/demo";
 import { startIdempotencyPurge } from "./services/idempotency";
 import { WebhookDispatcher } from "./webhooks/dispatcher";
 import { startOAuthPurge } from "./oauth/purge";
+import { startRequestLogRetention } from "./services/request-log/retention";
+import { startRequestLogWriter, type RequestLogWriter } from "./services/request-log/writer";
 import { startWebhookRetention, type RetentionJob } from "./webhooks/retention";
 import { webhookRetentionPolicy } from "./webhooks/retention-policy";
 import { RATE_LIMIT } from "@stageline/shared";
@@ -64,10 +66,13 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, template: config.databaseTemplate });
   let dispatcher: WebhookDispatcher | undefined;
   let metricsListener: MetricsListener | undefined;
+  let requestLog: RequestLogWriter | undefined;
   try {
     const applied = await applyMigrations(db);
     if (applied.length) logger.info({ applied }, "migrations applied");
     let listeningOrigin: string | undefined;
+    const metrics = createMetrics({ prisma: db.prisma, logger, processMetrics: config.metricsPort !== undefined });
+    requestLog = startRequestLogWriter(db.sql, metrics.requestLog, logger);
     const ctx: AppContext = {
       db,
       prisma: db.prisma,
@@ -76,7 +81,8 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
       eventsCommitted: () => dispatcher?.wake(),
       adminToken: crypto.randomBytes(24).toString("base64url"),
       rateLimit: Number(process.env.RATE_LIMIT_PER_MINUTE ?? RATE_LIMIT.limit),
-      metrics: createMetrics({ prisma: db.prisma, logger, processMetrics: config.metricsPort !== undefined }),
+      metrics,
+      requestLog,
       publicOrigin: () => {
         const origin = config.publicUrl ?? listeningOrigin;
         if (!origin) throw new Error("publicOrigin() called before the server listens (set PUBLIC_URL)");
@@ -113,6 +119,9 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     dispatcher.start();
     const purge = startIdempotencyPurge(db.prisma, (err) => logger.warn({ err }, "purging expired idempotency keys failed"));
     const oauthPurge = startOAuthPurge(db.sql, (err) => logger.warn({ err }, "purging expired OAuth records failed"));
+    const requestLogRetention = startRequestLogRetention(db.sql, config.requestLogRetentionDays, (err) =>
+      logger.warn({ err }, "deleting old request log entries failed"),
+    );
     const webhookRetention = startWebhookRetention(db.prisma, webhookRetentionPolicy(config.webhookRetentionDays), {
       onPurged: (kind, n) => ctx.metrics.delivery.purged(kind, n),
       onSummary: (purged, cutoff) => logger.info({ purged, cutoff: cutoff.toISOString() }, "webhook delivery log: old entries deleted"),
@@ -140,7 +149,10 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
         await dispatcher!.stop();
         await purge.stop();
         await oauthPurge.stop();
+        await requestLogRetention.stop();
         await webhookRetention.stop();
+        // What the last requests queued, written before the database closes.
+        await requestLog!.close();
         if (handshake) fs.rmSync(handshake, { force: true });
         await db.close();
       })());
@@ -159,6 +171,7 @@ export async function startServer(overrides: Partial<Config> = {}): Promise<Runn
     };
   } catch (err) {
     await metricsListener?.close();
+    await requestLog?.close();
     await dispatcher?.stop().catch(() => undefined);
     await db.close().catch(() => undefined);
     throw err;

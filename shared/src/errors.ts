@@ -119,6 +119,11 @@ export const ProblemSchema = z.object({
   current_version: z.number().int().optional(),
   valid_events: z.array(z.string()).optional(),
   matches: z.array(z.string()).optional(),
+  /**
+   * The `Request-Id` response header's value (CONTRACT "Request ids and the request log"): quote it to support, or
+   * search for it in the console's Requests page.
+   */
+  request_id: z.string().optional(),
 });
 /** A problem-details error body. */
 export type Problem = z.infer<typeof ProblemSchema>;

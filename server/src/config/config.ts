@@ -13,6 +13,7 @@
  * | SEED_DEMO     | true                   | seed the demo company on an empty database                      |
  * | TRUST_PROXY   | loopback               | proxies trusted for client IP / https (config/trust-proxy.ts)   |
  * | WEBHOOK_RETENTION_DAYS | 30            | days the webhook delivery log is kept (webhooks/retention-policy.ts) |
+ * | REQUEST_LOG_RETENTION_DAYS | 14        | days the request log is kept (services/request-log/retention.ts) |
  * | METRICS_PORT  | unset (off)            | port of the Prometheus metrics listener (`GET /metrics`)        |
  * | METRICS_HOST  | 127.0.0.1              | listen address of the metrics listener                          |
  * | PUBLIC_URL    | the URL it listens on  | public origin (https://stageline.example.com): OAuth issuer and resource identifiers |
@@ -24,6 +25,10 @@ import type { EndpointLimit, LimitedEndpoint } from "../oauth/endpoint-limits";
 
 /** WEBHOOK_RETENTION_DAYS when unset: 30 days, like Stripe's event log (CONTRACT "Events and deliveries"). */
 export const DEFAULT_WEBHOOK_RETENTION_DAYS = 30;
+/** REQUEST_LOG_RETENTION_DAYS when unset: 14 days (CONTRACT "Request ids and the request log"). */
+export const DEFAULT_REQUEST_LOG_RETENTION_DAYS = 14;
+/** The largest REQUEST_LOG_RETENTION_DAYS accepted: about a year. */
+export const MAX_REQUEST_LOG_RETENTION_DAYS = 400;
 /** The largest WEBHOOK_RETENTION_DAYS accepted: 10 years (keeps the cutoff a valid date however it is computed). */
 export const MAX_WEBHOOK_RETENTION_DAYS = 3_650;
 
@@ -55,6 +60,8 @@ export interface Config {
    * retention job deletes them (WEBHOOK_RETENTION_DAYS; CONTRACT "Events and deliveries": default 30).
    */
   webhookRetentionDays: number;
+  /** Days the request log keeps an entry (REQUEST_LOG_RETENTION_DAYS; CONTRACT: default 14). */
+  requestLogRetentionDays: number;
   /** Port of the Prometheus metrics listener (METRICS_PORT, 1-65535; 0 = ephemeral, tests); undefined = no listener. */
   metricsPort?: number;
   /** Listen address of the metrics listener (METRICS_HOST, default 127.0.0.1: reachable from this machine only). */
@@ -114,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     headersTimeoutMs: positiveInt(env, "HEADERS_TIMEOUT_MS", 10_000),
     maxConnections: positiveInt(env, "MAX_CONNECTIONS", 1_000),
     webhookRetentionDays: positiveInt(env, "WEBHOOK_RETENTION_DAYS", DEFAULT_WEBHOOK_RETENTION_DAYS, MAX_WEBHOOK_RETENTION_DAYS),
+    requestLogRetentionDays: positiveInt(env, "REQUEST_LOG_RETENTION_DAYS", DEFAULT_REQUEST_LOG_RETENTION_DAYS, MAX_REQUEST_LOG_RETENTION_DAYS),
     metricsPort: optionalPort(env, "METRICS_PORT"),
     metricsHost: env.METRICS_HOST || "127.0.0.1",
     publicUrl: env.PUBLIC_URL ? parsePublicUrl(env.PUBLIC_URL) : undefined,

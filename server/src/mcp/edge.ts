@@ -25,7 +25,7 @@
 import { Readable } from "node:stream";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
 import { createMcpHandler, type AuthInfo } from "@modelcontextprotocol/server";
-import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess } from "@stageline/mcp";
+import { createStagelineMcpServer, parseReadOnly, parseToolsets, type ToolAccess, type ToolCallRecord } from "@stageline/mcp";
 import { API_BASE_PATH, MAX_BODY_BYTES } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { challengeInsufficientScope, requireAuth, resolveCredential } from "../http/auth";
@@ -39,6 +39,8 @@ import { batchRefusal, countMessages } from "./batch-policy";
 import { originAllowed } from "./origin-policy";
 import { missingToolScopes } from "./scope-challenge";
 import { inProcessOperations, type McpRequestInfo } from "./operations";
+import { toolCallEntry } from "./tool-call-log";
+import { requestIdOf } from "../http/request-id";
 
 /** Where the endpoint is mounted. */
 export const MCP_PATH = `${API_BASE_PATH}/mcp`;
@@ -50,6 +52,8 @@ interface Connection {
   request: McpRequestInfo;
   /** The tool a single `tools/call` names: its instance registers only that tool (`calledTool`). */
   onlyTool: string | undefined;
+  /** Queues each answered tool call in the request log (tool-call-log.ts). */
+  onToolCall: (call: ToolCallRecord) => void;
 }
 
 /**
@@ -148,6 +152,7 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
       const connection = request.authInfo?.extra?.stageline as Connection;
       return createStagelineMcpServer(inProcessOperations(ctx, connection.auth, connection.request), connection.access, {
         onlyTool: connection.onlyTool,
+        onToolCall: connection.onToolCall,
       });
     },
     { legacy: "stateless", maxRequestBodySize: MAX_BODY_BYTES },
@@ -164,8 +169,11 @@ export function mcpRouter(ctx: AppContext, limiter: RateLimiter): Router {
     if (missing) assertScope(auth, [...missing]);
     const refusal = batchRefusal(req.body, req.header("mcp-protocol-version"));
     if (refusal) return void res.status(400).json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: refusal } });
-    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.counterKey) };
-    const connection: Connection = { auth, access, request, onlyTool: calledTool(req.body) };
+    const requestId = requestIdOf(req) ?? "";
+    const request: McpRequestInfo = { ip: req.ip ?? null, rateLimited: req.rateLimitedFor, toolCallBudget: await batchBudget(req, res, limiter, auth.counterKey), requestId };
+    const userAgent = req.header("user-agent") ?? null;
+    const onToolCall = (call: ToolCallRecord) => ctx.requestLog.record(toolCallEntry(call, auth, requestId, new Date(Date.now() - call.durationMs), userAgent));
+    const connection: Connection = { auth, access, request, onlyTool: calledTool(req.body), onToolCall };
     const authInfo: AuthInfo = { token: "", clientId: auth.credential.kind === "oauth" ? auth.credential.clientId : auth.keyId, scopes: [...auth.scopes], extra: { stageline: connection } };
     await sendWebResponse(res, await handler.fetch(webRequestOf(req), { authInfo, parsedBody: req.body }));
   });

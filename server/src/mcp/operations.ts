@@ -99,6 +99,8 @@ export interface McpRequestInfo {
    * `rate_limited` like a call over the limit. Absent for a single message (its unit was counted by the key lookup).
    */
   toolCallBudget?: { remaining: number; retryAfterSeconds: number } | undefined;
+  /** The HTTP request's `Request-Id`: every tool error carries it as `request_id` (CONTRACT "Request ids ..."). */
+  requestId?: string | undefined;
 }
 
 /** The `rate_limited` tool error of a call over the key's limit (CONTRACT "MCP server"). */
@@ -131,6 +133,9 @@ export function inProcessOperations(ctx: AppContext, auth: AuthContext, request:
       }
       if (scopes !== "any") assertScope(auth, scopes);
       return fn();
+    }).catch((err: unknown) => {
+      if (err instanceof OperationError && request.requestId) err.problem.request_id ??= request.requestId;
+      throw err;
     });
   /**
    * A create with an optional idempotency key, fingerprinted as the REST create at `path` with `body`: the answer

@@ -13,6 +13,7 @@ import type { PrismaClient } from "../generated/prisma/client";
 import { registerDeliveryMetrics, type DeliveryMetrics } from "./delivery-metrics";
 import { registerHttpMetrics, type HttpMetrics } from "./http-metrics";
 import { registerQueueGauges } from "./queue-gauges";
+import { registerRequestLogMetrics, type RequestLogMetrics } from "./request-log-metrics";
 
 /** A server's metrics: the registry the metrics listener serves and the recorders the code calls. */
 export interface AppMetrics {
@@ -21,6 +22,8 @@ export interface AppMetrics {
   http: HttpMetrics;
   /** The webhook delivery engine's recorder (dispatcher and retention purge). */
   delivery: DeliveryMetrics;
+  /** The request log's recorder (entries written and dropped). */
+  requestLog: RequestLogMetrics;
 }
 
 export interface MetricsOptions {
@@ -40,6 +43,7 @@ export function createMetrics(options: MetricsOptions): AppMetrics {
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   const http = registerHttpMetrics(registry);
   const delivery = registerDeliveryMetrics(registry);
+  const requestLog = registerRequestLogMetrics(registry);
   registerQueueGauges(registry, options.prisma, options.logger);
-  return { registry, http, delivery };
+  return { registry, http, delivery, requestLog };
 }
