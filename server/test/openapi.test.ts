@@ -139,7 +139,7 @@ describe("every route is documented", () => {
 
 describe("the response validator used by the API tests", () => {
   const headers = (extra: Record<string, string> = {}) =>
-    new Headers({ "content-type": "application/json", "ratelimit-limit": "60", "ratelimit-remaining": "59", "ratelimit-reset": "30", ...extra });
+    new Headers({ "content-type": "application/json", "request-id": "req_8Zq2xWmC1vR4nT7bY0kLdA", "ratelimit-limit": "60", "ratelimit-remaining": "59", "ratelimit-reset": "30", ...extra });
 
   it("accepts a documented response and rejects responses the document does not allow", async () => {
     const good = await t.request("GET", "/v1/ext/pipelines");
@@ -150,8 +150,12 @@ describe("the response validator used by the API tests", () => {
     // A status the operation does not document.
     expect(() => assertDocumentedResponse({ method: "GET", url: "/v1/ext/pipelines", status: 418, headers: headers(), body: {} })).toThrow(/418 is not documented/);
     // A missing RateLimit header.
-    const noLimit = new Headers({ "content-type": "application/json" });
+    const noLimit = new Headers({ "content-type": "application/json", "request-id": "req_8Zq2xWmC1vR4nT7bY0kLdA" });
     expect(() => assertDocumentedResponse({ method: "GET", url: "/v1/ext/pipelines", status: 200, headers: noLimit, body: [] })).toThrow(/RateLimit-Limit/);
+    // A missing Request-Id (CONTRACT "Request ids and the request log": every response carries one).
+    const noId = headers();
+    noId.delete("request-id");
+    expect(() => assertDocumentedResponse({ method: "GET", url: "/v1/ext/pipelines", status: 200, headers: noId, body: [] })).toThrow(/Request-Id/);
     // A problem with a code its status does not carry.
     const problem = { type: "x", title: "x", status: 404, detail: "x", code: "internal" };
     const problemHeaders = headers({ "content-type": "application/problem+json" });

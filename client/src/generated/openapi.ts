@@ -1176,6 +1176,7 @@ export interface components {
         /** @description Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`. */
         ValidationFailed: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1194,12 +1195,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description API key missing, unknown, revoked or expired. */
         InvalidApiKey: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1218,12 +1225,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The company's subscription is inactive. */
         SubscriptionInactive: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1242,12 +1255,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The key lacks the scope this operation needs (named in `detail`). */
         InsufficientScope: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1266,12 +1285,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The request body did not arrive in time (slow client); the connection is closed. May come before the rate limiter has counted the request, so without RateLimit headers. */
         RequestTimeout: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1287,12 +1312,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Request body over 1 MiB. */
         PayloadTooLarge: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1311,12 +1342,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Over the rate limit; retry after `Retry-After` seconds. */
         RateLimited: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1336,12 +1373,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Unexpected server error (no stack trace or SQL is ever shown). */
         Internal: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1360,12 +1403,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`. */
         ValidationFailedReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1385,12 +1434,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description API key missing, unknown, revoked or expired. */
         InvalidApiKeyReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1410,12 +1465,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The company's subscription is inactive. */
         SubscriptionInactiveReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1435,12 +1496,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The key lacks the scope this operation needs (named in `detail`). */
         InsufficientScopeReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1460,12 +1527,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description The request body did not arrive in time (slow client); the connection is closed. May come before the rate limiter has counted the request, so without RateLimit headers. */
         RequestTimeoutReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
@@ -1482,12 +1555,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Conflict. `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds. */
         IdempotencyKeyInUseReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1508,12 +1587,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Error. */
         PayloadErasedReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1533,12 +1618,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Request body over 1 MiB. */
         PayloadTooLargeReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1558,12 +1649,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Well-formed request whose references do not resolve. `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. `pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it. */
         IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1583,12 +1680,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Over the rate limit; retry after `Retry-After` seconds. */
         RateLimitedReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1608,12 +1711,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Unexpected server error (no stack trace or SQL is ever shown). */
         InternalReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1632,12 +1741,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Well-formed request whose references do not resolve. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. */
         InvalidReference: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1656,12 +1771,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Conflict. `ambiguous_match`: several items match the upsert under the pipeline's duplicate detection; `matches` lists their `item_id`s, best match first. `idempotency_key_in_use`: the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds. `version_conflict`: the body's `version` is not the current one (`current_version` says which is). */
         AmbiguousMatchOrIdempotencyKeyInUseOrVersionConflictReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1682,12 +1803,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Well-formed request whose references do not resolve. `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. `pipeline_archived`: the pipeline is archived; its items stay readable and updatable, but no item can be created in it. `upsert_unavailable`: the pipeline has no duplicate detection, or the body carries no value it compares, so an upsert cannot find its item. */
         IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedOrUpsertUnavailableReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1707,12 +1834,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description An id in the path does not exist or belongs to another company. */
         NotFound: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1731,12 +1864,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Conflict. `version_conflict`: the body's `version` is not the current one (`current_version` says which is). */
         VersionConflict: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1755,12 +1894,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Well-formed request whose references do not resolve. `batch_failed`: an operation of an atomic batch failed, so none was applied; the body carries `results` (the failed operation with its status and problem, the others `424`). `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. */
         BatchFailedOrIdempotencyKeyReusedReplayableItemBatch: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1780,6 +1925,11 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1799,6 +1949,7 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            request_id?: string;
                         } | null;
                         item: components["schemas"]["Item"] | null;
                         /** @enum {string} */
@@ -1810,6 +1961,7 @@ export interface components {
         /** @description Well-formed request whose references do not resolve. `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. */
         IdempotencyKeyReusedOrInvalidReferenceReplayable: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1829,12 +1981,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Well-formed request whose references do not resolve. `batch_failed`: an operation of an atomic batch failed, so none was applied; the body carries `results` (the failed operation with its status and problem, the others `424`). `idempotency_key_reused`: this `Idempotency-Key` was used with a different body. */
         BatchFailedOrIdempotencyKeyReusedReplayableTaskBatch: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1854,6 +2012,11 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1873,6 +2036,7 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            request_id?: string;
                         } | null;
                         task: components["schemas"]["Task"] | null;
                     }[];
@@ -1882,6 +2046,7 @@ export interface components {
         /** @description Error. */
         PayloadErased: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1900,12 +2065,18 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
         /** @description Error. */
         CursorExpired: {
             headers: {
+                "Request-Id": components["headers"]["RequestId"];
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1924,6 +2095,11 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
                 };
             };
         };
@@ -1931,6 +2107,8 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
+        /** @description The id of this request (opaque; `req_` and 22 characters today): quote it to support, or paste it into the console's Requests search (Developers) to see what the request did. Problem bodies carry the same value as `request_id`. */
+        RequestId: string;
         /** @description Requests allowed per window (60 per key per 60 s; IETF RateLimit header fields). */
         RateLimitLimit: number;
         /** @description Requests left in the current window. */
@@ -1977,6 +2155,7 @@ export interface operations {
             /** @description A page of items. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2060,6 +2239,7 @@ export interface operations {
             /** @description The created item. */
             201: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2140,6 +2320,7 @@ export interface operations {
             /** @description Matching items (empty when none), each naming the fields that matched. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2226,6 +2407,7 @@ export interface operations {
             /** @description One item matched: it was updated (`Stageline-Upsert: updated`) or already had these values (`unchanged`: nothing written or emitted). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2260,6 +2442,7 @@ export interface operations {
             /** @description No item matched: the item was created (`Stageline-Upsert: created`). */
             201: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2319,6 +2502,7 @@ export interface operations {
             /** @description The item. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2376,6 +2560,7 @@ export interface operations {
             /** @description Deleted; its values are erased. */
             204: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2434,6 +2619,7 @@ export interface operations {
             /** @description The updated item. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2590,6 +2776,7 @@ export interface operations {
             /** @description One result per operation, in operation order. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2703,6 +2890,7 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                request_id?: string;
                             } | null;
                             item: components["schemas"]["Item"] | null;
                             /** @enum {string} */
@@ -2744,6 +2932,7 @@ export interface operations {
             /** @description A page of tasks. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2835,6 +3024,7 @@ export interface operations {
             /** @description The created task. */
             201: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -2965,6 +3155,7 @@ export interface operations {
             /** @description One result per operation, in operation order. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3056,6 +3247,7 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                request_id?: string;
                             } | null;
                             task: components["schemas"]["Task"] | null;
                         }[];
@@ -3089,6 +3281,7 @@ export interface operations {
             /** @description The task. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3174,6 +3367,7 @@ export interface operations {
             /** @description The updated task. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3238,6 +3432,7 @@ export interface operations {
             /** @description A page of notes. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3301,6 +3496,7 @@ export interface operations {
             /** @description The created note. */
             201: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3352,6 +3548,7 @@ export interface operations {
             /** @description The note. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3401,6 +3598,7 @@ export interface operations {
             /** @description Deleted; its body is erased. */
             204: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3449,6 +3647,7 @@ export interface operations {
             /** @description The updated note. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3494,6 +3693,7 @@ export interface operations {
             /** @description All pipelines of the company that are not archived (an archived pipeline's stages, statuses and fields stay readable by id). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3536,6 +3736,7 @@ export interface operations {
             /** @description The pipeline's stages, in order. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3580,6 +3781,7 @@ export interface operations {
             /** @description The statuses the stage offers, in order. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3622,6 +3824,7 @@ export interface operations {
             /** @description The custom fields. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3666,6 +3869,7 @@ export interface operations {
             /** @description A page of subscriptions, newest first. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3751,6 +3955,7 @@ export interface operations {
             /** @description The subscription with its signing secret. */
             201: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3808,6 +4013,7 @@ export interface operations {
             /** @description Unsubscribed; no further events are sent to its target URL. */
             204: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3841,6 +4047,7 @@ export interface operations {
             /** @description The subscription with its new secret (shown once). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3900,6 +4107,7 @@ export interface operations {
             /** @description A page of deliveries. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -3963,6 +4171,7 @@ export interface operations {
             /** @description The delivery, queued to be sent again. */
             202: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4041,6 +4250,7 @@ export interface operations {
             /** @description How many deliveries were queued again. */
             202: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4084,6 +4294,7 @@ export interface operations {
             /** @description A sample Item, or the sample body of the event asked for (an Item with `changed_fields`/`previous` or `deleted_at`). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4165,6 +4376,7 @@ export interface operations {
             /** @description A sample Task, or the sample body of the event asked for (a Task with `changed_fields` and `previous`). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4255,6 +4467,7 @@ export interface operations {
             /** @description A page of users. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4301,6 +4514,7 @@ export interface operations {
             /** @description A sample Note, or the sample body of the event asked for (a Note with `changed_fields`/`previous` or `deleted_at`). */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4369,6 +4583,7 @@ export interface operations {
             /** @description A page of events. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4449,6 +4664,7 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4523,6 +4739,7 @@ export interface operations {
             /** @description The authenticated company and key. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -4577,6 +4794,7 @@ export interface operations {
             /** @description The OpenAPI document. */
             200: {
                 headers: {
+                    "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,7 +5,9 @@
  *
  * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 408 slow
  * body, 413, 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
- * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits").
+ * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits"), and every response of
+ * every operation `Request-Id`, whose value problem bodies repeat as `request_id` (CONTRACT "Request ids and the
+ * request log").
  * The committed snapshot is docs/openapi.json (`npm run openapi:snapshot` rewrites it; a test fails when it drifts).
  */
 import { z } from "zod";
@@ -40,6 +42,7 @@ import {
   type ErrorCode,
   type UpsertResult,
 } from "@stageline/shared";
+import { REQUEST_ID_HEADER } from "../http/request-id";
 import { API_OPERATIONS, API_TAGS, API_VERSION, type ApiDeprecation, type ApiOperation } from "./operations";
 import { EVENT_PAYLOAD_COMPONENTS, webhookEventsSection } from "./webhook-events";
 
@@ -127,6 +130,18 @@ const rateLimitHeaders = z.object({
   "RateLimit-Remaining": header("RateLimitRemaining", z.int().min(0), "Requests left in the current window."),
   "RateLimit-Reset": header("RateLimitReset", z.int().min(0), "Seconds until the current window ends."),
 });
+/** Every response's id (server/src/http/request-id.ts); `request_id` of a problem body repeats it. */
+const requestIdHeader = header(
+  "RequestId",
+  z.string().meta({ example: "req_8Zq2xWmC1vR4nT7bY0kLdA" }),
+  "The id of this request (opaque; `req_` and 22 characters today): quote it to support, or paste it into the console's " +
+    "Requests search (Developers) to see what the request did. Problem bodies carry the same value as `request_id`.",
+);
+/** `request_id` as problem bodies carry it: the described member of the response schemas. */
+const problemRequestId = z
+  .string()
+  .meta({ description: "The `Request-Id` header of this response (CONTRACT \"Request ids and the request log\").", example: "req_8Zq2xWmC1vR4nT7bY0kLdA" })
+  .optional();
 const retryAfter = header("RetryAfter", z.int().min(0), "Seconds to wait before retrying.");
 const linkHeader = header(
   "Link",
@@ -197,11 +212,12 @@ function problemResponse(
   const schema = ProblemSchema.extend({
     status: z.literal(status),
     code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
+    request_id: problemRequestId,
     ...(extended?.shape ?? {}),
   });
   const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use");
   // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
-  const headers: Record<string, z.ZodType> = keyed && status !== 408 ? { ...rateLimitHeaders.shape } : {};
+  const headers: Record<string, z.ZodType> = { [REQUEST_ID_HEADER]: requestIdHeader, ...(keyed && status !== 408 ? rateLimitHeaders.shape : {}) };
   // Required when every code of the status sends it; optional beside codes that do not (the upsert's 409s).
   if (retryCodes.length > 0) headers["Retry-After"] = retryCodes.length === sorted.length ? retryAfter : retryAfter.optional();
   if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
@@ -264,7 +280,7 @@ function buildOperation(op: ApiOperation): ZodOpenApiOperationObject {
   const idempotent = op.idempotent === true;
   const responses: Record<string, ZodOpenApiResponseObject> = {};
   for (const success of [op.success, ...(op.moreSuccess ?? [])]) {
-    let successHeaders: Record<string, z.ZodType> = keyed ? { ...rateLimitHeaders.shape } : {};
+    let successHeaders: Record<string, z.ZodType> = { [REQUEST_ID_HEADER]: requestIdHeader, ...(keyed ? rateLimitHeaders.shape : {}) };
     if (success.link) successHeaders.Link = linkHeader;
     if (success.location) successHeaders.Location = locationHeader;
     if (success.upsertResult) successHeaders[UPSERT_RESULT_HEADER] = upsertResultHeader(success.upsertResult);
@@ -327,7 +343,8 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         "a token carries the scopes the user granted and has its own rate limit per grant. A request without any credential " +
         "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; an invalid or expired token `401` with " +
         "`error=\"invalid_token\"`; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
-        "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
+        "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every response carries " +
+        "`Request-Id`, which problem bodies repeat as `request_id`: quote it to support or search for it in the console. Every keyed response carries " +
         `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key, or per OAuth grant, per ${RATE_LIMIT.windowSeconds}-second window). ` +
         `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).\n\n` +
         "Rules every request meets: no string, in the body, the path or the query, may contain U+0000 (400). Query values are " +
