@@ -16,12 +16,37 @@ export interface ErrorResponse {
   headers: Headers;
 }
 
+/** The response header naming a request (CONTRACT "Request ids and the request log"). */
+const REQUEST_ID_HEADER = "Request-Id";
+
+/** The longest request id an error takes over (the server's are 26 characters); a longer value is not shown. */
+const MAX_REQUEST_ID_LENGTH = 100;
+
+/** `value` when it can be a request id (1..100 visible ASCII characters, as an id to paste must be), else undefined. */
+function asRequestId(value: unknown): string | undefined {
+  return typeof value === "string" && value.length <= MAX_REQUEST_ID_LENGTH && /^[\x21-\x7E]+$/.test(value) ? value : undefined;
+}
+
+/**
+ * The id of the request an answer was for: the problem body's `request_id`, else the `Request-Id` response header;
+ * undefined when neither carries one (e.g. a proxy's own 502 page).
+ */
+export function requestIdOf(problem: { request_id?: unknown } | undefined, headers: Headers): string | undefined {
+  return asRequestId(problem?.request_id) ?? asRequestId(headers.get(REQUEST_ID_HEADER));
+}
+
+/** `message` with ` (request <id>)` appended when there is an id: what a person pastes into the console's Requests search. */
+function withRequestId(message: string, requestId: string | undefined): string {
+  return requestId === undefined ? message : `${message} (request ${requestId})`;
+}
+
 /**
  * An error answer of the API (any status >= 400; or, as InvalidResponseError, a 2xx whose body is not JSON). Fields
  * come from the problem-details body.
  * `code` is the stable machine string (`validation_failed`, `not_found`, `version_conflict`, ...; `unknown` when the
  * body carried none); `errors` lists failing fields for `400 validation_failed`; `currentVersion` is the item's
- * current version on `409 version_conflict`.
+ * current version on `409 version_conflict`; `requestId` names the request (the message ends with
+ * ` (request <id>)` when there is one).
  */
 export class StagelineError extends Error {
   /** HTTP status of the answer. */
@@ -40,12 +65,19 @@ export class StagelineError extends Error {
   readonly problem: Partial<Problem> | undefined;
   /** The response headers (e.g. `Retry-After`, `RateLimit-Reset`). */
   readonly headers: Headers;
+  /**
+   * The request's id (CONTRACT "Request ids and the request log"): the problem's `request_id`, else the `Request-Id`
+   * header; undefined when the answer carried neither (e.g. a proxy's error page). Quote it to support, or paste it
+   * into the console's Requests search.
+   */
+  readonly requestId: string | undefined;
 
   constructor(response: ErrorResponse) {
     const p = response.problem ?? {};
     const title = typeof p.title === "string" ? p.title : `HTTP ${response.status}`;
     const detail = typeof p.detail === "string" ? p.detail : "";
-    super(detail ? `${title}: ${detail}` : title);
+    const requestId = requestIdOf(response.problem, response.headers);
+    super(withRequestId(detail ? `${title}: ${detail}` : title, requestId));
     this.name = new.target.name;
     this.status = response.status;
     this.code = typeof p.code === "string" ? p.code : "unknown";
@@ -55,6 +87,7 @@ export class StagelineError extends Error {
     this.currentVersion = typeof p.current_version === "number" ? p.current_version : undefined;
     this.problem = response.problem;
     this.headers = response.headers;
+    this.requestId = requestId;
   }
 }
 
@@ -117,12 +150,17 @@ export class InvalidResponseError extends StagelineError {
 /**
  * No answer: a network error or a per-attempt timeout (`timeoutMs`) on every attempt. `cause` is the last
  * underlying error (a `TypeError` from fetch, or a `TimeoutError` DOMException). Not a `StagelineError`: there is no
- * status.
+ * status. `requestId` is undefined, unless the last attempt's answer headers did arrive (its body then failed or
+ * timed out): then it is their `Request-Id`, and the message ends with ` (request <id>)`.
  */
 export class ConnectionError extends Error {
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
+  /** The `Request-Id` of the last attempt's answer when its headers arrived; undefined when no answer came. */
+  readonly requestId: string | undefined;
+  constructor(message: string, options: { cause: unknown; headers?: Headers }) {
+    const requestId = options.headers ? requestIdOf(undefined, options.headers) : undefined;
+    super(withRequestId(message, requestId), { cause: options.cause });
     this.name = "ConnectionError";
+    this.requestId = requestId;
   }
 }
 

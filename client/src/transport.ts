@@ -82,7 +82,7 @@ export class Transport {
           await clock.sleep(backoffMs(retries++));
           continue;
         }
-        throw new ConnectionError(`${attempt.request.method} ${new URL(attempt.request.url).pathname} failed after ${retries + 1} attempt(s): ${describe(err)}`, { cause: err });
+        throw new ConnectionError(`${attempt.request.method} ${new URL(attempt.request.url).pathname} failed after ${retries + 1} attempt(s): ${describe(err)}`, { cause: err, headers: attempt.response?.headers });
       }
       const { response } = result;
       const bearer = this.options.bearer;
