@@ -178,6 +178,15 @@ export interface ProblemLike {
 }
 
 /**
+ * Whether `value` can be a request id a person pastes (CONTRACT "Request ids and the request log"): 1..100 visible
+ * ASCII characters (the server's are `req_` and 22 base64url characters). A body or header from the network is
+ * not trusted to be one.
+ */
+export function isRequestId(value: unknown): value is string {
+  return typeof value === "string" && value.length <= 100 && /^[\x21-\x7E]+$/.test(value);
+}
+
+/**
  * The ToolProblem of a problem body, for every adapter (a service's error, a stored Idempotency-Key response, a
  * client's error): `code` and `detail`, plus `errors` (when non-empty), `current_version`, `matches` and `request_id`
  * when they have their contract types (a body from the network is not trusted to have them).
@@ -187,7 +196,7 @@ export function toolProblemOfProblem(problem: ProblemLike): ToolProblem {
   if (Array.isArray(problem.errors) && problem.errors.length) result.errors = problem.errors as ProblemFieldError[];
   if (typeof problem.current_version === "number") result.current_version = problem.current_version;
   if (Array.isArray(problem.matches) && problem.matches.every((m) => typeof m === "string")) result.matches = problem.matches as string[];
-  if (typeof problem.request_id === "string") result.request_id = problem.request_id;
+  if (isRequestId(problem.request_id)) result.request_id = problem.request_id;
   return result;
 }
 

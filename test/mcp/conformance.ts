@@ -399,7 +399,8 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     const client = await open(t.apiKey);
     const other = await t.newCompany(`Other ${Date.now()}`);
     const theirs = await t.request("POST", "/v1/ext/items", { name: "Theirs", pipeline_id: other.pipeline.id, stage_id: other.pipeline.stages[0]!.id }, other.apiKey);
-    expect(problemOf(await call(client, "get_item", { item_id: theirs.body.item_id }))).toMatchObject({ code: "not_found" });
+    // CONTRACT "Request ids and the request log": the problem names the request that failed, to paste into the console.
+    expect(problemOf(await call(client, "get_item", { item_id: theirs.body.item_id }))).toMatchObject({ code: "not_found", request_id: expect.stringMatching(/^req_[A-Za-z0-9_-]{22}$/) });
     const mine = await call(client, "create_item", { name: "Mine", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
     const stale = problemOf(await call(client, "update_item", { item_id: mine.structuredContent!.item_id, name: "x", version: 7 }));
     expect(stale).toMatchObject({ code: "version_conflict", current_version: 1 });

@@ -84,7 +84,7 @@ describe("the command line", () => {
     expect(badToolset.stderr).toMatch(/Unknown toolset "secrets"/);
     const refused = await run([], programEnv("sl_wrong_key_0123456789", t.url));
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toMatch(/invalid_api_key/);
+    expect(refused.stderr).toMatch(/invalid_api_key: .*; request req_[A-Za-z0-9_-]{22}\)/);
     expect(refused.stderr).not.toContain("sl_wrong_key");
   });
 

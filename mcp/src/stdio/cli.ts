@@ -33,7 +33,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2), env:
   try {
     scopes = await ops.scopes();
   } catch (err) {
-    const why = err instanceof OperationError ? `${err.problem.code}: ${err.problem.detail}` : "unexpected error";
+    const request = err instanceof OperationError && err.problem.request_id ? `; request ${err.problem.request_id}` : "";
+    const why = err instanceof OperationError ? `${err.problem.code}: ${err.problem.detail}${request}` : "unexpected error";
     process.stderr.write(`stageline-mcp: cannot use the API key with ${origin} (${why})\n`);
     process.exitCode = 1;
     return;

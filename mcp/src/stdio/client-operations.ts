@@ -3,8 +3,9 @@
  * `@stageline/client`, so retries, idempotency keys (sent as `Idempotency-Key`) and rate-limit waits are the client's.
  * The client waits out a short rate limit itself (up to `maxRateLimitWaitMs`); a longer one becomes a
  * `rate_limited` tool error with `retry_after_seconds`. A `StagelineError` becomes an `OperationError` carrying the
- * problem's `code`, `detail`, `errors`, `current_version`, `matches`; a network failure says which origin was
- * unreachable, never the key.
+ * problem's `code`, `detail`, `errors`, `current_version`, `matches` and the failed request's `request_id` (the
+ * client's `requestId`: the body's `request_id`, else the `Request-Id` header; CONTRACT "Request ids and the request
+ * log"); a network failure says which origin was unreachable, never the key.
  */
 import { ConnectionError, RateLimitError, Stageline, StagelineError, type ItemListQuery, type NoteListQuery, type TaskListQuery } from "@stageline/client";
 import type { Scope } from "@stageline/shared";
@@ -14,17 +15,31 @@ import { readFeedPage, type FeedTarget } from "./events-feed";
 /** How long one tool call waits for the rate limit before answering `rate_limited` (ms). */
 export const MAX_RATE_LIMIT_WAIT_MS = 10_000;
 
-/** The problem of a client error, as a tool reports it. */
+/** `{ request_id }` when the client error names its request, else nothing. */
+function requestIdMember(err: { requestId: string | undefined }): Pick<ToolProblem, "request_id"> {
+  return err.requestId === undefined ? {} : { request_id: err.requestId };
+}
+
+/** The problem of a client error, as a tool reports it (with the failed request's `request_id` when it has one). */
 export function toolProblemOfClientError(err: unknown, origin: string): ToolProblem | undefined {
   if (err instanceof RateLimitError) {
     const seconds = err.retryAfterSeconds ?? Number(err.headers.get("ratelimit-reset") ?? NaN);
     const retry = Number.isFinite(seconds) ? Math.max(1, Math.ceil(seconds)) : undefined;
-    return { code: "rate_limited", detail: err.detail || "Rate limit exceeded.", ...(retry !== undefined ? { retry_after_seconds: retry } : {}) };
+    return { code: "rate_limited", detail: err.detail || "Rate limit exceeded.", ...(retry !== undefined ? { retry_after_seconds: retry } : {}), ...requestIdMember(err) };
   }
   if (err instanceof StagelineError) {
-    return toolProblemOfProblem({ ...err.problem, code: err.code, detail: err.detail || err.title, errors: err.errors, current_version: err.currentVersion });
+    return toolProblemOfProblem({
+      ...err.problem,
+      code: err.code,
+      detail: err.detail || err.title,
+      errors: err.errors,
+      current_version: err.currentVersion,
+      request_id: err.requestId,
+    });
   }
-  if (err instanceof ConnectionError) return { code: "unknown", detail: `Could not reach Stageline at ${origin}; check STAGELINE_BASE_URL and try again.` };
+  if (err instanceof ConnectionError) {
+    return { code: "unknown", detail: `Could not reach Stageline at ${origin}; check STAGELINE_BASE_URL and try again.`, ...requestIdMember(err) };
+  }
   return undefined;
 }
 

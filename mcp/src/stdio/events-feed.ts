@@ -2,12 +2,13 @@
  * GET /v1/ext/events over HTTP for the stdio program's list_events (CONTRACT "Events feed (catch up without a public
  * URL)"). `@stageline/client` has no events resource yet (issue 31's client slice adds `events.list`); until then
  * this one read goes out with `fetch`, with the client's conventions: the key as `x-api-key` to the configured origin
- * only, a 30-second time limit, a problem body (CONTRACT "Errors") as the tool's problem, a `429` as `rate_limited`
+ * only, a 30-second time limit, a problem body (CONTRACT "Errors") as the tool's problem (with `request_id`, from the
+ * body or the `Request-Id` header), a `429` as `rate_limited`
  * with `retry_after_seconds`, a network failure naming the origin, never the key. Once the client has `events.list`,
  * `clientOperations` should call it and this module go.
  */
 import type { FeedEvent } from "@stageline/shared";
-import { OperationError, toolProblemOfProblem, type EventListRequest, type Page, type ToolProblem } from "../operations";
+import { isRequestId, OperationError, toolProblemOfProblem, type EventListRequest, type Page, type ToolProblem } from "../operations";
 
 /** Time limit of one feed read (ms), the client's default per attempt. */
 const FEED_TIMEOUT_MS = 30_000;
@@ -36,18 +37,22 @@ export function feedContinuation(link: string | null): string | null {
   return null;
 }
 
-/** The tool problem of a failed answer: its problem body, or the status when the body is not one. */
+/**
+ * The tool problem of a failed answer: its problem body, or the status when the body is not one; with the request's
+ * `request_id` (the body's, else the `Request-Id` header's; CONTRACT "Request ids and the request log").
+ */
 async function problemOf(response: Response): Promise<ToolProblem> {
+  const header = response.headers.get("request-id");
   if (response.status === 429) {
     const seconds = Number(response.headers.get("retry-after") ?? response.headers.get("ratelimit-reset") ?? NaN);
     const retry = Number.isFinite(seconds) ? { retry_after_seconds: Math.max(1, Math.ceil(seconds)) } : {};
-    return { code: "rate_limited", detail: "Rate limit exceeded.", ...retry };
+    return { ...toolProblemOfProblem({ code: "rate_limited", detail: "Rate limit exceeded.", request_id: header }), ...retry };
   }
-  const body = (await response.json().catch(() => null)) as { code?: unknown; detail?: unknown } | null;
+  const body = (await response.json().catch(() => null)) as { code?: unknown; detail?: unknown; request_id?: unknown } | null;
   if (body && typeof body.code === "string" && typeof body.detail === "string") {
-    return toolProblemOfProblem(body as { code: string; detail: string });
+    return toolProblemOfProblem({ ...(body as { code: string; detail: string }), request_id: isRequestId(body.request_id) ? body.request_id : header });
   }
-  return { code: "unknown", detail: `Stageline answered HTTP ${response.status}.` };
+  return toolProblemOfProblem({ code: "unknown", detail: `Stageline answered HTTP ${response.status}.`, request_id: header });
 }
 
 /**
