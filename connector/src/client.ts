@@ -5,7 +5,8 @@
  * middleware (middleware.ts) resolves them against the connection's Server URL and adds the API key.
  */
 import type { HttpRequestOptions, HttpResponse, ZObject } from 'zapier-platform-core';
-import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LINK_HEADER, type CustomField, type Item } from '@stageline/shared';
+import { API_BASE_PATH, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, LINK_HEADER, REQUEST_ID_HEADER, type CustomField, type Item } from '@stageline/shared';
+import { requestIdOf, type ProblemContext } from './problem-messages';
 
 /** The hosted Stageline API. Connections that leave "Server URL" empty use it; self-hosted installs override it. */
 export const DEFAULT_SERVER_URL = 'https://api.stageline.dev';
@@ -130,6 +131,16 @@ export function postWithKey<T>(z: ZObject, url: string, body: unknown, idempoten
 /** Whether `response` is a replay of an earlier request with the same Idempotency-Key (`Idempotent-Replayed: true`). */
 export function isReplayed(response: Pick<HttpResponse, 'getHeader'>): boolean {
   return response.getHeader(IDEMPOTENT_REPLAYED_HEADER)?.trim().toLowerCase() === 'true';
+}
+
+/** What problem-messages.ts reads of an error response's headers: whether it was replayed, its `Request-Id`. */
+export function problemContextOf(response: Pick<HttpResponse, 'getHeader'>): ProblemContext {
+  return { replayed: isReplayed(response), requestId: response.getHeader(REQUEST_ID_HEADER) };
+}
+
+/** The id of the request `response` answered: its body's `request_id`, else its `Request-Id` header (or undefined). */
+export function responseRequestId(response: Pick<HttpResponse, 'data' | 'getHeader'>): string | undefined {
+  return requestIdOf(response.data, response.getHeader(REQUEST_ID_HEADER));
 }
 
 /** The `rel="next"` URL of an RFC 8288 `Link` header, or null. */

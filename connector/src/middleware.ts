@@ -7,7 +7,7 @@
  */
 import type { AfterResponseMiddleware, BeforeRequestMiddleware, HttpResponse, ZObject } from 'zapier-platform-core';
 import { API_KEY_HEADER, RETRY_AFTER_HEADER } from '@stageline/shared';
-import { isReplayed, resolveUrl, serverUrlOf } from './client';
+import { problemContextOf, resolveUrl, serverUrlOf } from './client';
 import { describeProblem } from './problem-messages';
 
 /**
@@ -46,12 +46,13 @@ export function retryAfterSeconds(header: string | null | undefined, now = Date.
  * `AuthenticationError` (the user is asked to reconnect); 409 `idempotency_key_in_use` (CONTRACT "Idempotency") as
  * Zapier's `ThrottledError` with the `Retry-After` delay in seconds, so Zapier sends the step again later; everything
  * else as `z.errors.Error` with the problem's `code`, its `detail` and (400/422) its field errors, noting when the
- * answer was replayed (`Idempotent-Replayed: true`). See problem-messages.ts for the wording.
+ * answer was replayed (`Idempotent-Replayed: true`), and ending with `(request <id>)` when the body's `request_id` or
+ * the `Request-Id` header names the request. See problem-messages.ts for the wording.
  * Also used by operations that pass `skipThrowForStatus` and handle some statuses themselves.
  */
 export function throwForProblem(z: ZObject, response: HttpResponse): never {
   const content = typeof response.content === 'string' ? response.content : '';
-  const described = describeProblem(response.status, response.data, content, { replayed: isReplayed(response) });
+  const described = describeProblem(response.status, response.data, content, problemContextOf(response));
   if (described.retryable) {
     throw new z.errors.ThrottledError(described.message, retryAfterSeconds(response.getHeader(RETRY_AFTER_HEADER)) ?? undefined);
   }

@@ -1,5 +1,5 @@
 import { createProblem } from '@stageline/shared';
-import { describeProblem, formatFieldErrors } from './problem-messages';
+import { describeProblem, formatFieldErrors, requestIdOf, withRequestId } from './problem-messages';
 
 describe('describeProblem', () => {
   test('uses the detail of a partial problem body (no code) and falls back to http_<status>', () => {
@@ -25,5 +25,26 @@ describe('describeProblem', () => {
         { path: 'stage_id', message: 'Unknown stage.' },
       ]),
     ).toBe('- title is required.\n- stage_id: Unknown stage.');
+  });
+});
+
+describe('request ids', () => {
+  test("requestIdOf: the body's request_id, else the header; nothing that is not an id to paste", () => {
+    expect(requestIdOf({ request_id: 'req_a' }, 'req_b')).toBe('req_a');
+    expect(requestIdOf({}, 'req_b')).toBe('req_b');
+    expect(requestIdOf(undefined, 'req_b')).toBe('req_b');
+    expect(requestIdOf({ request_id: 7 }, null)).toBeUndefined();
+    expect(requestIdOf({ request_id: 'two words' }, 'x'.repeat(101))).toBeUndefined();
+  });
+
+  test('withRequestId: after a sentence with a space, after a field list on a line of its own, nothing without an id', () => {
+    expect(withRequestId('Stageline could not find it.', 'req_a')).toBe('Stageline could not find it. (request req_a)');
+    expect(withRequestId('Not valid.\n- name: Required', 'req_a')).toBe('Not valid.\n- name: Required\n(request req_a)');
+    expect(withRequestId('Unchanged.', undefined)).toBe('Unchanged.');
+  });
+
+  test('describeProblem: the header (context) serves when the body has no request_id', () => {
+    expect(describeProblem(404, { detail: 'Gone' }, '', { requestId: 'req_h' }).message).toMatch(/ \(request req_h\)$/);
+    expect(describeProblem(404, { detail: 'Gone' }).message).not.toMatch(/request/);
   });
 });

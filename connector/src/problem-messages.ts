@@ -2,7 +2,7 @@
  * Turns Stageline error responses (RFC 9457 problem details, CONTRACT "Errors") into messages a Zap owner can act on.
  * Pure: no Zapier objects, so every status is unit tested (test/problem-messages.test.ts).
  */
-import { IDEMPOTENCY_KEY_TTL_SECONDS, ProblemSchema, type Problem, type ProblemFieldError } from '@stageline/shared';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, ProblemSchema, isRequestId, type Problem, type ProblemFieldError } from '@stageline/shared';
 
 /** Where users manage API keys (spec "Authentication": Company Settings, API Keys). */
 export const API_KEYS_LOCATION = 'Company Settings → API Keys';
@@ -24,6 +24,8 @@ export interface DescribedProblem {
 export interface ProblemContext {
   /** `Idempotent-Replayed: true`: the stored answer of an earlier request with the same Idempotency-Key. */
   replayed?: boolean;
+  /** The `Request-Id` response header (CONTRACT "Request ids and the request log"), used when the body has no `request_id`. */
+  requestId?: string | null;
 }
 
 /** Hours Stageline keeps an Idempotency-Key and its answer (CONTRACT "Idempotency"). */
@@ -48,6 +50,26 @@ function readProblem(body: unknown): Partial<Problem> {
     return out;
   }
   return {};
+}
+
+/**
+ * The id of the request an error response answered (CONTRACT "Request ids and the request log"): the body's
+ * `request_id`, else the `Request-Id` header; undefined when neither is an id to show (a proxy's own error page).
+ */
+export function requestIdOf(body: unknown, header: string | null | undefined): string | undefined {
+  const fromBody = body !== null && typeof body === 'object' ? (body as { request_id?: unknown }).request_id : undefined;
+  if (isRequestId(fromBody)) return fromBody;
+  return isRequestId(header) ? header : undefined;
+}
+
+/**
+ * `message` ending with `(request <id>)`, which a Zap owner pastes into the console's Requests search (after a field
+ * list on a line of its own); `message` as it is when there is no id.
+ */
+export function withRequestId(message: string, requestId: string | undefined): string {
+  if (requestId === undefined) return message;
+  const afterList = message.slice(message.lastIndexOf('\n') + 1).startsWith('- ');
+  return `${message}${message === '' ? '' : afterList ? '\n' : ' '}(request ${requestId})`;
 }
 
 /** "path: message" per failing field; the path is left out when the message already names it. */
@@ -83,7 +105,9 @@ function join(...parts: string[]): string {
 
 /**
  * The user-facing description of an error response with `status` and parsed JSON `body` (undefined when the body
- * was not JSON; `content` is then used as a short excerpt). Follows CONTRACT "Errors": 400 lists the failing fields,
+ * was not JSON; `content` is then used as a short excerpt). The message ends with `(request <id>)` when the body's
+ * `request_id` or `context.requestId` (the `Request-Id` header) names the request (CONTRACT "Request ids and the
+ * request log"). Follows CONTRACT "Errors": 400 lists the failing fields,
  * 401/402/403 say what to fix in Stageline, 409 carries `current_version`, 422 lists the unresolved references;
  * and CONTRACT "Idempotency": 409 `idempotency_key_in_use` is retryable, 422 `idempotency_key_reused` says what
  * to change; 422 `pipeline_archived` (CONTRACT "Pipelines, blueprints, transitions") says to pick another pipeline
@@ -92,11 +116,11 @@ function join(...parts: string[]): string {
  */
 export function describeProblem(status: number, body: unknown, content = '', context: ProblemContext = {}): DescribedProblem {
   const described = describeStatus(status, body, content);
-  if (!context.replayed) return described;
-  const note =
-    `This is Stageline's stored answer to an earlier attempt of this step with the same values (kept ${KEY_TTL_HOURS} hours). ` +
-    'Change a value of the step, or fill Idempotency Key (Advanced) with a new value, to send it as a new request.';
-  return { ...described, message: join(described.message, note) };
+  const note = context.replayed
+    ? `This is Stageline's stored answer to an earlier attempt of this step with the same values (kept ${KEY_TTL_HOURS} hours). ` +
+      'Change a value of the step, or fill Idempotency Key (Advanced) with a new value, to send it as a new request.'
+    : '';
+  return { ...described, message: withRequestId(join(described.message, note), requestIdOf(body, context.requestId)) };
 }
 
 /** The description by code (the idempotency codes, `pipeline_archived`) or status, without the replay note. */

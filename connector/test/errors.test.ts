@@ -106,3 +106,53 @@ describe('what users read when Stageline refuses a request', () => {
     expect(error.delay).toBe(37);
   });
 });
+
+describe('the request id (CONTRACT "Request ids and the request log"): messages end with it, to paste into the console', () => {
+  const ID = 'req_8Zq2xWmC1vR4nT7bY0kLdA';
+  const HEADER_ID = 'req_Hdr0000000000000000000';
+
+  test("the problem body's request_id ends the message", async () => {
+    api()
+      .get('/v1/ext/items')
+      .reply(404, { ...createProblem('not_found', 'Item "itm-9" was not found.'), request_id: ID }, { ...PROBLEM_HEADERS, 'Request-Id': ID });
+    const error = await thrown(appTester(getItems, { authData }));
+    expect(error).toMatchObject({ code: 'not_found', status: 404 });
+    expect(error.message).toMatch(/^Stageline could not find it\. Item "itm-9" was not found\. Check the ID .*\. \(request req_8Zq2xWmC1vR4nT7bY0kLdA\)$/);
+  });
+
+  test('the Request-Id header when the body has none; after a field list on a line of its own', async () => {
+    api()
+      .get('/v1/ext/items')
+      .reply(400, createProblem('validation_failed', 'The request body is not valid.', { errors: [{ path: 'name', message: 'name is required.' }] }), {
+        ...PROBLEM_HEADERS,
+        'Request-Id': HEADER_ID,
+      });
+    const error = await thrown(appTester(getItems, { authData }));
+    expect(error.message).toMatch(/\n- name is required\.\n\(request req_Hdr0000000000000000000\)$/);
+  });
+
+  test('a replayed answer: the id after the replay note', async () => {
+    api()
+      .get('/v1/ext/items')
+      .reply(422, { ...createProblem('invalid_reference', 'Unknown stage.'), request_id: ID }, { ...PROBLEM_HEADERS, 'Idempotent-Replayed': 'true' });
+    const error = await thrown(appTester(getItems, { authData }));
+    expect(error.message).toMatch(/as a new request\. \(request req_8Zq2xWmC1vR4nT7bY0kLdA\)$/);
+  });
+
+  test('a non-JSON answer: the header when it has one, nothing when a proxy sent it without', async () => {
+    api().get('/v1/ext/items').reply(502, '<html>Bad gateway</html>', { 'content-type': 'text/html', 'Request-Id': HEADER_ID });
+    const withHeader = await thrown(appTester(getItems, { authData }));
+    expect(withHeader.message).toMatch(/try again in a few minutes\. \(request req_Hdr0000000000000000000\)$/);
+    api().get('/v1/ext/items').reply(502, '<html>Bad gateway</html>', { 'content-type': 'text/html' });
+    const without = await thrown(appTester(getItems, { authData }));
+    expect(without.message).toMatch(/try again in a few minutes\.$/);
+    expect(without.message).not.toMatch(/request/);
+  });
+
+  test('a value that is not an id to paste is not shown (too long, spaces)', async () => {
+    api()
+      .get('/v1/ext/items')
+      .reply(404, { ...createProblem('not_found', 'Gone.'), request_id: 'a b' }, { ...PROBLEM_HEADERS, 'Request-Id': 'x'.repeat(101) });
+    expect((await thrown(appTester(getItems, { authData }))).message).not.toMatch(/\(request /);
+  });
+});

@@ -48,6 +48,18 @@ describe('Delete Item', () => {
     expect(error.message).toMatch(/^The item was not deleted: it changed since it was read \(Stageline now has version 3/);
   });
 
+  test('404 and 409 end with the request id (body request_id, else the Request-Id header)', async () => {
+    api().delete('/v1/ext/items/itm-9').reply(404, { ...createProblem('not_found', 'Item "itm-9" was not found.'), request_id: 'req_8Zq2xWmC1vR4nT7bY0kLdA' });
+    const gone = await thrown(appTester(deleteItem, { authData, inputData: { item_id: 'itm-9' } }));
+    expect(gone.message).toMatch(/Nothing was deleted\. .*Find Item\)\. \(request req_8Zq2xWmC1vR4nT7bY0kLdA\)$/);
+    api()
+      .delete('/v1/ext/items/itm-1')
+      .query({ version: '2' })
+      .reply(409, createProblem('version_conflict', 'Item SALES-1 is at version 3, not 2.', { current_version: 3 }), { 'Request-Id': 'req_Hdr0000000000000000000' });
+    const stale = await thrown(appTester(deleteItem, { authData, inputData: { item_id: 'itm-1', version: 2 } }));
+    expect(stale.message).toMatch(/delete it regardless\. \(request req_Hdr0000000000000000000\)$/);
+  });
+
   test('a blank item or a Version that is no whole number is refused before any request', async () => {
     expect((await thrown(appTester(deleteItem, { authData, inputData: { item_id: ' ' } }))).message).toContain('Item is required');
     expect((await thrown(appTester(deleteItem, { authData, inputData: { item_id: 'itm-1', version: '2.5' } }))).code).toBe('InvalidData');

@@ -31,6 +31,7 @@ import type {
   WebhookSubscription,
   WebhookSubscriptionCreated,
 } from "@stageline/shared";
+import { isRequestId } from "@stageline/shared";
 
 /** One page of a list: the records and the cursor of the next page (null on the last one). CONTRACT "Lists". */
 export interface Page<T> {
@@ -175,15 +176,6 @@ export interface ProblemLike {
   current_version?: unknown;
   matches?: unknown;
   request_id?: unknown;
-}
-
-/**
- * Whether `value` can be a request id a person pastes (CONTRACT "Request ids and the request log"): 1..100 visible
- * ASCII characters (the server's are `req_` and 22 base64url characters). A body or header from the network is
- * not trusted to be one.
- */
-export function isRequestId(value: unknown): value is string {
-  return typeof value === "string" && value.length <= 100 && /^[\x21-\x7E]+$/.test(value);
 }
 
 /**

@@ -28,6 +28,24 @@ export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 /** CONTRACT "Idempotency": `true` on a response replayed from an earlier request with the same key. */
 export const IDEMPOTENT_REPLAYED_HEADER = "Idempotent-Replayed";
 
+/**
+ * CONTRACT "Request ids and the request log": every response of `/v1/ext`, `/oauth` and `/console` names its request
+ * in this header (an opaque id, `req_` and 22 base64url characters today); problem bodies repeat it as `request_id`.
+ */
+export const REQUEST_ID_HEADER = "Request-Id";
+
+/** The longest request id a client shows (the server's are 26 characters). */
+export const MAX_SHOWN_REQUEST_ID_LENGTH = 100;
+
+/**
+ * Type guard: can `value` be shown as a request id for a person to paste into the console's Requests search? A string
+ * of 1..{@link MAX_SHOWN_REQUEST_ID_LENGTH} visible ASCII characters. A body or header from the network (a proxy, a
+ * hostile server) is not trusted to be one: anything else is not shown.
+ */
+export function isRequestId(value: unknown): value is string {
+  return typeof value === "string" && value.length <= MAX_SHOWN_REQUEST_ID_LENGTH && /^[\x21-\x7E]+$/.test(value);
+}
+
 /** CONTRACT "Idempotency": how long a key and its stored response are kept, in seconds (24 hours). */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 

@@ -8,10 +8,11 @@
  */
 import { defineCreate, type Bundle, type ZObject } from 'zapier-platform-core';
 import { ProblemSchema } from '@stageline/shared';
-import { apiPath, callApi } from '../client';
+import { apiPath, callApi, responseRequestId } from '../client';
 import { requireId, toInteger } from '../fields/coerce';
 import { itemInputField } from '../fields/pickers';
 import { throwForProblem } from '../middleware';
+import { withRequestId } from '../problem-messages';
 
 /** The operation's output: the id of the item deleted. */
 export interface DeletedItem {
@@ -39,17 +40,18 @@ export function versionConflictMessage(currentVersion: number | undefined): stri
 
 /**
  * Deletes the item `item_id` (with `version` when given). @throws z.errors.Error `not_found` (404) or
- * `version_conflict` (409) with the messages above; InvalidData for a blank Item or a Version that is no whole
+ * `version_conflict` (409) with the messages above (ending with `(request <id>)`); InvalidData for a blank Item or a Version that is no whole
  * number; other statuses as middleware.ts does.
  */
 export async function perform(z: ZObject, bundle: Bundle): Promise<DeletedItem> {
   const itemId = requireId(bundle.inputData.item_id, 'Item');
   const version = toInteger(bundle.inputData.version, 'Version');
   const response = await callApi(z, { method: 'DELETE', url: apiPath('items', itemId), params: { version }, skipThrowForStatus: true });
-  if (response.status === 404) throw new z.errors.Error(itemNotFoundMessage(itemId), 'not_found', 404);
+  if (response.status === 404) throw new z.errors.Error(withRequestId(itemNotFoundMessage(itemId), responseRequestId(response)), 'not_found', 404);
   if (response.status === 409) {
     const problem = ProblemSchema.safeParse(response.data);
-    throw new z.errors.Error(versionConflictMessage(problem.success ? problem.data.current_version : undefined), 'version_conflict', 409);
+    const message = versionConflictMessage(problem.success ? problem.data.current_version : undefined);
+    throw new z.errors.Error(withRequestId(message, responseRequestId(response)), 'version_conflict', 409);
   }
   if (response.status >= 400) throwForProblem(z, response);
   return { id: itemId, item_id: itemId, deleted: true };

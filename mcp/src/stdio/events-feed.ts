@@ -7,8 +7,8 @@
  * with `retry_after_seconds`, a network failure naming the origin, never the key. Once the client has `events.list`,
  * `clientOperations` should call it and this module go.
  */
-import type { FeedEvent } from "@stageline/shared";
-import { isRequestId, OperationError, toolProblemOfProblem, type EventListRequest, type Page, type ToolProblem } from "../operations";
+import { isRequestId, REQUEST_ID_HEADER, type FeedEvent } from "@stageline/shared";
+import { OperationError, toolProblemOfProblem, type EventListRequest, type Page, type ToolProblem } from "../operations";
 
 /** Time limit of one feed read (ms), the client's default per attempt. */
 const FEED_TIMEOUT_MS = 30_000;
@@ -42,7 +42,7 @@ export function feedContinuation(link: string | null): string | null {
  * `request_id` (the body's, else the `Request-Id` header's; CONTRACT "Request ids and the request log").
  */
 async function problemOf(response: Response): Promise<ToolProblem> {
-  const header = response.headers.get("request-id");
+  const header = response.headers.get(REQUEST_ID_HEADER);
   if (response.status === 429) {
     const seconds = Number(response.headers.get("retry-after") ?? response.headers.get("ratelimit-reset") ?? NaN);
     const retry = Number.isFinite(seconds) ? { retry_after_seconds: Math.max(1, Math.ceil(seconds)) } : {};
