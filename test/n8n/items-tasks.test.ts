@@ -322,6 +322,45 @@ describe('errors', () => {
 		expect(result.output[1]).toEqual(ITEM);
 	});
 
+	it('the message ends with the request id: the body\'s request_id, else the Request-Id header, none without either', async () => {
+		const ID = 'req_8Zq2xWmC1vR4nT7bY0kLdA';
+		const HEADER_ID = 'req_Hdr0000000000000000000';
+		const get = (value: string) => runStageline(credential(), { resource: 'item', operation: 'get', itemId: { __rl: true, mode: 'id', value } });
+		api.on('GET /v1/ext/items/a', { ...problem(404, 'not_found', 'No item a.', { request_id: ID }), headers: { 'request-id': HEADER_ID } });
+		api.on('GET /v1/ext/items/b', { ...problem(404, 'not_found', 'No item b.'), headers: { 'request-id': HEADER_ID } });
+		api.on('GET /v1/ext/items/c', { status: 502, body: 'Bad gateway' });
+		expect((await get('a')).error?.message).toBe(
+			`Stageline could not find it. Check the ID given to this node; it may have been deleted or belong to another company. (request ${ID})`,
+		);
+		expect((await get('b')).error?.message).toMatch(/ \(request req_Hdr0000000000000000000\)$/);
+		const proxy = (await get('c')).error;
+		expect(proxy?.message).toBe('Stageline had a server error (HTTP 502). This is usually temporary; try again in a few minutes.');
+	});
+
+	it('a failed operation of a batch names the batch request (its Request-Id header)', async () => {
+		api.on('GET /v1/ext/pipelines/p1/fields', { body: FIELDS });
+		api.on('POST /v1/ext/items/batch', (request) => {
+			const operations = (request.body as { operations: unknown[] }).operations;
+			return {
+				headers: { 'request-id': 'req_Batch00000000000000000' },
+				body: {
+					results: operations.map((_operation, index) =>
+						index === 0
+							? { index, ref: null, status: 201, item: ITEM, problem: null }
+							: { index, ref: null, status: 422, item: null, problem: problem(422, 'invalid_reference', 'Unknown stage.').body },
+					),
+				},
+			};
+		});
+		const result = await runStageline(
+			credential(),
+			{ resource: 'item', operation: 'create', pipelineId: 'p1', stageId: 's1', name: 'A' },
+			{ inputItems: [{}, {}], continueOnFail: true },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.output[1]).toMatchObject({ error: expect.stringMatching(/ \(request req_Batch00000000000000000\)$/), details: { httpCode: '422' } });
+	});
+
 	it('refuses a plain-http Base URL that is not localhost, without sending the key', async () => {
 		const result = await runStageline({ apiKey: 'sk_test', baseUrl: 'http://stageline.example.com' }, { resource: 'pipeline', operation: 'getMany' });
 		expect(result.error?.message).toBe('Base URL http://stageline.example.com must start with https:// (plain http:// is only accepted for localhost).');

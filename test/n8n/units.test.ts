@@ -120,6 +120,16 @@ describe('problem messages', () => {
 		expect(describeProblem(400, { detail: 'Bad', errors: [{ path: 'name', message: 'name is required.' }] }).description).toBe('Bad\n- name is required.');
 	});
 
+	it('ends the message with the request id: the body\'s request_id, else the header; not a value that is no id', () => {
+		expect(describeProblem(404, { code: 'not_found', detail: 'x', request_id: 'req_a' }, undefined, 'req_b')).toMatchObject({
+			message: expect.stringMatching(/another company\. \(request req_a\)$/),
+			requestId: 'req_a',
+		});
+		expect(describeProblem(502, 'Bad gateway', undefined, 'req_b').message).toMatch(/ \(request req_b\)$/);
+		expect(describeProblem(502, 'Bad gateway').message).not.toMatch(/request/);
+		expect(describeProblem(404, { request_id: 'a b' }, undefined, 'x'.repeat(101)).requestId).toBeUndefined();
+	});
+
 	it('explains the idempotency and archived-pipeline codes', () => {
 		expect(describeProblem(409, { code: 'idempotency_key_in_use', detail: 'x' }).message).toContain('nothing is created twice');
 		expect(describeProblem(422, { code: 'idempotency_key_reused', detail: 'x' }).message).toContain('within the last 24 hours');

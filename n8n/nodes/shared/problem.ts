@@ -10,13 +10,36 @@ export const API_KEYS_LOCATION = 'Company Settings → API Keys';
 /** Hours Stageline keeps an Idempotency-Key and its answer (CONTRACT "Idempotency": IDEMPOTENCY_KEY_TTL_SECONDS / 3600). */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
+/**
+ * CONTRACT "Request ids and the request log": the response header naming the request (`REQUEST_ID_HEADER` of
+ * @stageline/shared), lower case as transport.ts keeps header names.
+ */
+export const REQUEST_ID_HEADER = 'request-id';
+
 /** A user-facing error: a one-line message, the details (problem detail and failing fields), the HTTP status. */
 export interface DescribedProblem {
+	/** What to do, ending with ` (request <id>)` when the request's id is known. */
 	message: string;
 	description: string;
 	status: number;
 	/** The problem's `code` (CONTRACT "Errors"), or `http_<status>` when the body had none. */
 	code: string;
+	/** The id of the request (the body's `request_id`, else the `Request-Id` header), when known. */
+	requestId?: string;
+}
+
+/** `value` when it can be shown as a request id (1..100 visible ASCII characters: not trusted from the network). */
+function asRequestId(value: unknown): string | undefined {
+	return typeof value === 'string' && value.length <= 100 && /^[\x21-\x7E]+$/.test(value) ? value : undefined;
+}
+
+/**
+ * The id of the request an error answered, to paste into the console's Requests search: the problem body's
+ * `request_id`, else the `Request-Id` header; undefined when neither is one (a proxy's own error page).
+ */
+export function requestIdOf(body: unknown, header: string | undefined): string | undefined {
+	const fromBody = body !== null && typeof body === 'object' ? (body as { request_id?: unknown }).request_id : undefined;
+	return asRequestId(fromBody) ?? asRequestId(header);
 }
 
 /** Reads the parts of a problem body this module uses; tolerates partial bodies (a proxy's error page). */
@@ -102,16 +125,20 @@ function advice(status: number, problem: Partial<Problem>): string {
  * @param status HTTP status (>= 400).
  * @param body the parsed JSON body (a problem per CONTRACT "Errors"), or a string when it was not JSON.
  * @param retryAfterSeconds the `Retry-After` header of a 429, when present.
+ * @param requestIdHeader the `Request-Id` header: the message ends with ` (request <id>)` from the body's
+ *   `request_id`, else this (CONTRACT "Request ids and the request log").
  */
-export function describeProblem(status: number, body: unknown, retryAfterSeconds?: number): DescribedProblem {
+export function describeProblem(status: number, body: unknown, retryAfterSeconds?: number, requestIdHeader?: string): DescribedProblem {
 	const problem = readProblem(body);
 	const detail = problem.detail ?? problem.title ?? (typeof body === 'string' ? body.trim().slice(0, 200) : '');
 	const wait = status === 429 && retryAfterSeconds !== undefined ? `Stageline asks to wait ${retryAfterSeconds} s.` : '';
 	const matches = problem.matches !== undefined && problem.matches.length > 0 ? `Matching items: ${problem.matches.join(', ')}.` : '';
+	const requestId = requestIdOf(body, requestIdHeader);
 	return {
 		status,
 		code: problem.code ?? `http_${status}`,
-		message: advice(status, problem),
+		message: requestId === undefined ? advice(status, problem) : `${advice(status, problem)} (request ${requestId})`,
 		description: join(detail, matches, wait, formatFieldErrors(problem.errors)),
+		...(requestId === undefined ? {} : { requestId }),
 	};
 }

@@ -19,7 +19,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 import { OAUTH2_CREDENTIAL, credentialTypeOf } from './authentication';
-import { describeProblem } from './problem';
+import { describeProblem, REQUEST_ID_HEADER } from './problem';
 import { resolveApiUrl, serverBaseUrl } from './server-url';
 
 /** CONTRACT "Idempotency": the request header of a retry-safe create. */
@@ -164,19 +164,29 @@ export async function apiRequest<T>(context: StagelineContext, request: ApiReque
 	}
 	const body = parseBody(response.body);
 	if (response.statusCode >= 400) {
-		throw problemError(context, response.statusCode, body, request.itemIndex, retryAfterSeconds(headers['retry-after']));
+		throw problemError(context, response.statusCode, body, request.itemIndex, { retryAfter: retryAfterSeconds(headers['retry-after']), requestId: headers[REQUEST_ID_HEADER] });
 	}
 	return { status: response.statusCode, headers, body: body as T };
 }
 
+/** What an error answer's headers add to its NodeApiError. */
+export interface AnswerHeaders {
+	/** `Retry-After` of a 429, in seconds. */
+	retryAfter?: number;
+	/** The `Request-Id` header (of the batch request, for one operation's result). */
+	requestId?: string;
+}
+
 /**
  * The NodeApiError of an error answer (an HTTP response, or one operation's result in a batch, CONTRACT "Batch
- * writes"): message what to do, description the problem's detail and failing fields (problem.ts), `httpCode` the status.
+ * writes"): message what to do, ending with ` (request <id>)` (the body's `request_id`, else `headers.requestId`;
+ * CONTRACT "Request ids and the request log"), description the problem's detail and failing fields (problem.ts),
+ * `httpCode` the status.
  * @param body the problem (parsed JSON) or the text the server answered.
  * @param itemIndex the input item the answer is about (n8n then names it).
  */
-export function problemError(context: StagelineContext, status: number, body: unknown, itemIndex?: number, retryAfter?: number): NodeApiError {
-	const described = describeProblem(status, body, retryAfter);
+export function problemError(context: StagelineContext, status: number, body: unknown, itemIndex?: number, headers: AnswerHeaders = {}): NodeApiError {
+	const described = describeProblem(status, body, headers.retryAfter, headers.requestId);
 	const errorBody: JsonObject = body !== null && typeof body === 'object' ? (body as JsonObject) : { detail: String(body ?? '') };
 	return new NodeApiError(context.getNode(), errorBody, {
 		message: described.message,

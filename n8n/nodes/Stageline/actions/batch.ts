@@ -20,6 +20,7 @@ import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFuncti
 import type { ItemBatchResult, TaskBatchResult } from '@stageline/shared';
 import { apiPath } from '../../shared/server-url';
 import { apiRequest, IDEMPOTENCY_KEY_HEADER, problemError } from '../../shared/transport';
+import { REQUEST_ID_HEADER } from '../../shared/problem';
 import { derivedKey, givenIdempotencyKey } from './idempotency-key';
 import { createBodyAt, itemHandlers, updateAt, upsertResultOf, UPSERT_RESULT_FIELD } from './item';
 import { taskCreateBodyAt, taskHandlers, taskUpdateAt } from './task';
@@ -135,6 +136,7 @@ async function sendBatch(
 	const first = indexes[0]!;
 	const key = derivedKey(context, `${operation}:batch:${indexes.join(',')}`, first);
 	let results: BatchResult[];
+	let requestId: string | undefined;
 	try {
 		const response = await apiRequest<{ results?: BatchResult[] }>(context, {
 			method: 'POST',
@@ -144,6 +146,7 @@ async function sendBatch(
 			itemIndex: first,
 		});
 		results = Array.isArray(response.body?.results) ? response.body.results : [];
+		requestId = response.headers[REQUEST_ID_HEADER];
 		if (results.length !== operations.length) {
 			throw new NodeApiError(context.getNode(), { body: JSON.stringify(response.body ?? null).slice(0, 500) }, {
 				message: `Stageline answered the batch of ${operations.length} operations with ${results.length} results.`,
@@ -164,7 +167,7 @@ async function sendBatch(
 		outcomes[index] =
 			result.status < 400
 				? { ok: true, json: spec.output(result) }
-				: { ok: false, error: problemError(context, result.status, result.problem, index) };
+				: { ok: false, error: problemError(context, result.status, result.problem, index, { requestId }) };
 	});
 }
 
