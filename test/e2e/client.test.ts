@@ -13,6 +13,7 @@
  */
 import { ConflictError, NotFoundError, Stageline, ValidationError, verifyWebhook, WebhookVerificationError } from "../../client/src";
 import { loadConfig } from "../../server/src/config/config";
+import { findRequestLogEntry } from "../../server/src/db/request-log";
 import { startReceiver, type Receiver } from "../../server/test/helpers/receiver";
 import { startTestServerWithRateLimit, type TestServer } from "../../server/test/helpers/test-server";
 
@@ -105,6 +106,32 @@ describe("the client's surface against the real server", () => {
     await expect(client.items.create({ name: "Bad", pipeline_id: t.pipeline.id, stage_id: "00000000-0000-7000-8000-000000000000" })).rejects.toMatchObject({
       constructor: ValidationError,
       status: 422,
+    });
+
+    // CONTRACT "Request ids and the request log": the error names the request by the id its answer's Request-Id
+    // header had, which the request log (the console's Requests search) finds with the status and code.
+    const headerIds: string[] = [];
+    const recording = new Stageline({
+      apiKey: t.apiKey,
+      baseUrl: t.url,
+      fetch: async (...args) => {
+        const res = await fetch(...args);
+        headerIds.push(res.headers.get("request-id") ?? "(none)");
+        return res;
+      },
+    });
+    const conflict = (await recording.items.update(item.item_id, { name: "stale", version: 1 }).catch((e: unknown) => e)) as ConflictError;
+    expect(conflict).toBeInstanceOf(ConflictError);
+    expect(headerIds).toHaveLength(1);
+    expect(conflict.requestId).toMatch(/^req_[A-Za-z0-9_-]{22}$/);
+    expect(conflict.requestId).toBe(headerIds[0]);
+    expect(conflict.message).toBe(`${conflict.title}: ${conflict.detail} (request ${headerIds[0]})`);
+    await t.server.ctx.requestLog.flush();
+    expect(await findRequestLogEntry(t.server.ctx.db.sql, t.companyId, conflict.requestId!)).toMatchObject({
+      method: "PATCH",
+      route: "/v1/ext/items/{item_id}",
+      status: 409,
+      code: "version_conflict",
     });
 
     const task = await client.tasks.create({ title: "Call Ada", due_at: "2026-12-01T09:00:00Z", assigned_to: "ada", item_id: item.item_id });

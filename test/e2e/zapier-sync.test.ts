@@ -11,6 +11,7 @@
  */
 import { createAppTester, tools } from "zapier-platform-core";
 import App from "../../connector/src/index";
+import { findRequestLogEntry } from "../../server/src/db/request-log";
 import { startServer, type RunningServer } from "../../server/src/server";
 import { testConfig } from "../../server/test/helpers/test-server";
 import { startReceiver, type Receiver } from "../../server/test/helpers/receiver";
@@ -64,6 +65,21 @@ describe("issue 25 through the Zapier connector, end to end", () => {
     )) as any;
     const stale = (await appTester(op("creates", "delete_item", "perform"), bundle({ item_id: created.item_id, version: 7 })).catch((e: Error) => e)) as Error;
     expect(stale.message).toMatch(/The item was not deleted: it changed since it was read \(Stageline now has version 1/);
+    // CONTRACT "Request ids and the request log": the message ends with the request's id, which the request log (the
+    // console's Requests search) finds as this refused DELETE.
+    // (z.errors.Error's message is JSON: { message, code, status }.)
+    const staleId = /\(request (req_[A-Za-z0-9_-]{22})\)$/.exec((JSON.parse(stale.message) as { message: string }).message)?.[1];
+    expect(staleId).toBeDefined();
+    await server.ctx.requestLog.flush();
+    const company = (await server.ctx.db.sql.query<{ company_id: string }>("select company_id from request_log where request_id = $1", [staleId]))[0];
+    expect(company).toBeDefined();
+    expect(await findRequestLogEntry(server.ctx.db.sql, company!.company_id, staleId!)).toMatchObject({
+      method: "DELETE",
+      route: "/v1/ext/items/{item_id}",
+      pathIds: { item_id: created.item_id },
+      status: 409,
+      code: "version_conflict",
+    });
     const deleted = await appTester(op("creates", "delete_item", "perform"), bundle({ item_id: created.item_id, version: 1 }));
     expect(deleted).toEqual({ id: created.item_id, item_id: created.item_id, deleted: true });
     const again = (await appTester(op("creates", "delete_item", "perform"), bundle({ item_id: created.item_id })).catch((e: Error) => e)) as Error;
