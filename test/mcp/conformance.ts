@@ -240,7 +240,12 @@ export function conformanceSuite(env: () => { t: TestServer; connect: Connect })
     const ambiguous = problemOf(await call(client, "upsert_item", args));
     expect(ambiguous.code).toBe("ambiguous_match");
     expect([...(ambiguous.matches as string[])].sort()).toEqual([...twins].sort());
-    expect(problemOf(await call(client, "upsert_item", args))).toEqual(ambiguous); // the stored 409, with its matches
+    // The stored 409, with its matches; the replay is a request of its own, so it has its own request_id.
+    const { request_id: firstId, ...stored } = ambiguous;
+    const { request_id: replayId, ...replayed } = problemOf(await call(client, "upsert_item", args));
+    expect(replayed).toEqual(stored);
+    expect([firstId, replayId]).toEqual([expect.stringMatching(/^req_/), expect.stringMatching(/^req_/)]);
+    expect(replayId).not.toBe(firstId);
     const listed = await call(client, "list_items", { name: args.name });
     expect(listed.structuredContent!.items).toEqual([]); // nothing was created
     const unavailable = problemOf(await call(client, "upsert_item", { name: `No email ${stamp}`, ...place }));
