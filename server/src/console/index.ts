@@ -14,6 +14,7 @@ import cookieParser from "cookie-parser";
 import type { AppContext } from "../context";
 import { consoleCsrfSecret, prepareSignIn } from "../services/console-sessions";
 import { consoleNotFound, renderConsoleError } from "./errors";
+import { requestsRouter } from "./pages/requests";
 import { auditRouter } from "./pages/audit";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
@@ -73,6 +74,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(teamRouter(ctx));
   router.use(profileRouter(ctx));
   router.use(auditRouter(ctx));
+  router.use(requestsRouter(ctx));
   router.use(consoleNotFound);
   router.use(
     renderConsoleError(ctx.logger, (req, res) => {

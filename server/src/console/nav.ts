@@ -20,6 +20,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/developer-apps", label: "Developer apps", minRole: "admin" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
+  { href: "/requests", label: "Requests", minRole: "member" },
   { href: "/profile", label: "Your profile", minRole: "member" },
   { href: "/two-factor", label: "Two-factor sign-in", minRole: "member" },
 ];
