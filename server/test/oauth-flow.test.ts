@@ -46,6 +46,17 @@ async function register(meta: Record<string, unknown> = {}): Promise<Client> {
   return (await oauth.processDynamicClientRegistrationResponse(res)) as unknown as Client;
 }
 
+/** A raw Dynamic Client Registration of `uris` (anything) as a public client: the status and the RFC 7591 error. */
+async function registerRedirectUris(uris: unknown[]): Promise<{ status: number; error: string; description: string }> {
+  const res = await fetch(as.registration_endpoint!, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
+  });
+  const body = (await res.json()) as { error: string; error_description: string };
+  return { status: res.status, error: body.error, description: body.error_description };
+}
+
 async function signedInBrowser(user: { email: string; password: string }): Promise<TestBrowser> {
   const b = new TestBrowser(t.url);
   const s = await signInOverHttp(t.url, user.email, user.password);
@@ -438,24 +449,19 @@ describe("attacks", () => {
 
   it("Dynamic Client Registration takes https or loopback redirect URIs only, and says which one it refused and why", async () => {
     const refused = async (uris: unknown[]) => {
-      const res = await fetch(as.registration_endpoint!, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
-      });
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as { error: string; error_description: string };
+      const answer = await registerRedirectUris(uris);
+      expect(answer.status).toBe(400);
       // RFC 7591 section 3.2.2: the error code and a human-readable description, bounded and free of markup.
-      expect(body.error).toBe("invalid_redirect_uri");
-      expect(body.error_description.length).toBeLessThan(300);
-      expect(body.error_description).not.toMatch(/[<>]/);
-      return body.error_description;
+      expect(answer.error).toBe("invalid_redirect_uri");
+      expect(answer.description.length).toBeLessThan(300);
+      expect(answer.description).not.toMatch(/[<>]/);
+      return answer.description;
     };
     expect(await refused(["http://evil.example/cb"])).toBe(
-      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb", "javascript:alert(1)"])).toBe(
-      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb#done"])).toBe('redirect_uris[0] "https://app.example/cb#done" has a fragment (#)');
     expect(await refused(["not a url"])).toBe('redirect_uris[0] "not%20a%20url" is not an absolute URL');
@@ -464,11 +470,36 @@ describe("attacks", () => {
     // Too long: named by its length, quoted cut to 100 characters.
     const long = `https://app.example/${"a".repeat(2100)}`;
     const tooLong = await refused([long]);
-    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000)`);
+    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000 characters)`);
     // Markup in a refused URI is quoted percent-encoded.
     const markup = await refused(['http://evil.example/<script>alert("x")</script>']);
     expect(markup).toContain('"http://evil.example/%3Cscript%3Ealert(%22x%22)%3C/script%3E"');
     await expect(register({ redirect_uris: ["https://app.example/cb"] })).resolves.toHaveProperty("client_id");
+  });
+
+  it("Dynamic Client Registration follows the console's rules: at most 10 exact URIs, no odd forms (issue 39 item 3)", async () => {
+    const clients = async () => (await t.server.ctx.db.sql.query<{ n: number }>(`select count(*)::int as n from oauth_records where model = 'Client'`, []))[0]!.n;
+    const before = await clients();
+    const many = Array.from({ length: 500 }, (_, i) => `https://app.example/cb${i}`);
+    expect(await registerRedirectUris(many)).toEqual({ status: 400, error: "invalid_redirect_uri", description: "redirect_uris lists 500 URIs (at most 10)" });
+    expect(await registerRedirectUris(many.slice(0, 11))).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    const odd: [string, string][] = [
+      ["https://*.example.com/cb", 'redirect_uris[0] "https://*.example.com/cb" has a wildcard (*) in its host'],
+      ["http://evil.example@127.0.0.1/cb", 'redirect_uris[0] "http://evil.example@127.0.0.1/cb" carries a user name or password'],
+      ["http:\\\\127.0.0.1\\cb", 'redirect_uris[0] "http:%5C%5C127.0.0.1%5Ccb" contains a backslash'],
+      ["https://a.example\\@b", 'redirect_uris[0] "https://a.example%5C@b" contains a backslash'],
+      ["http://0x7f000001/cb", 'redirect_uris[0] "http://0x7f000001/cb" has a numeric host form that is read as 127.0.0.1'],
+      ["http://0177.0.0.1/cb", 'redirect_uris[0] "http://0177.0.0.1/cb" has a numeric host form'],
+      ["http://2130706433/cb", 'redirect_uris[0] "http://2130706433/cb" has a numeric host form'],
+      ["http://127.0.0.1/c\tb", 'redirect_uris[0] "http://127.0.0.1/c%09b" contains a space or a control character'],
+    ];
+    for (const [uri, description] of odd) {
+      const answer = await registerRedirectUris([uri]);
+      expect(answer).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+      expect(answer.description.startsWith(description)).toBe(true);
+    }
+    expect(await clients()).toBe(before);
+    await expect(register({ redirect_uris: many.slice(0, 10) })).resolves.toHaveProperty("client_id");
   });
 
   it("another company's user cannot answer someone else's authorization request", async () => {

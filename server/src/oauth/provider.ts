@@ -18,7 +18,7 @@ import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
 import { guardedMetadataFetch } from "./metadata-fetch";
 import { oauthResources } from "./resources";
-import { checkRedirectUris } from "./redirect-policy";
+import { checkRedirectUris } from "../services/redirect-uri-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
 
 /** Where the provider is mounted. */
