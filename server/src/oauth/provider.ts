@@ -16,6 +16,7 @@ import { getOrCreateSecret } from "../db/server-secrets";
 import { SCOPES } from "@stageline/shared";
 import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
+import { metadataDocumentFeature } from "./metadata-document-policy";
 import { guardedMetadataFetch } from "./metadata-fetch";
 import { oauthResources } from "./resources";
 import { checkRedirectUris } from "../services/redirect-uri-policy";
@@ -197,7 +198,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       dPoP: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
-      clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
+      clientIdMetadataDocument: metadataDocumentFeature(errors.InvalidClient!),
       resourceIndicators: {
         enabled: true,
         // A request without `resource` gets a token for the REST API (never one for a userinfo endpoint: off).
