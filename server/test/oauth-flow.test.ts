@@ -400,6 +400,56 @@ describe("sign-in", () => {
   });
 });
 
+describe("security headers (issue 39 item 3: /oauth pages carry the console's)", () => {
+  /** The headers the console's helmet sets, as a console page carries them. */
+  const HELMET = ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "cross-origin-resource-policy", "cross-origin-opener-policy", "strict-transport-security", "origin-agent-cluster", "x-dns-prefetch-control", "x-download-options", "x-permitted-cross-domain-policies", "x-xss-protection"];
+  const pick = (h: Headers) => Object.fromEntries(HELMET.map((name) => [name, h.get(name)]));
+  let consoleHeaders: Record<string, string | null>;
+  beforeAll(async () => {
+    consoleHeaders = pick((await fetch(`${t.url}/console/sign-in`)).headers);
+    expect(consoleHeaders["x-frame-options"]).toBe("DENY");
+    expect(consoleHeaders["x-content-type-options"]).toBe("nosniff");
+    expect(consoleHeaders["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("error pages, JSON answers, redirects and unknown paths under /oauth carry the console's headers", async () => {
+    const client = await register();
+    const mismatch = authUrl(client, oauth.generateRandomCodeVerifier(), "s", { redirect: "http://127.0.0.1:9/elsewhere" });
+    const unknownClient = new URL(mismatch);
+    unknownClient.searchParams.set("client_id", "no-such-client");
+    const answers = [
+      await fetch(mismatch, { redirect: "manual" }),
+      await fetch(unknownClient, { redirect: "manual" }),
+      await fetch(authUrl(client, oauth.generateRandomCodeVerifier(), "s"), { redirect: "manual" }),
+      await fetch(`${t.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&code=x" }),
+      await fetch(`${t.url}/oauth/jwks`),
+      await fetch(`${t.url}/oauth/no-such-page`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 303, 400, 200, 404]);
+    expect(await answers[0]!.text()).toContain("redirect_uri did not match");
+    for (const res of answers) expect(pick(res.headers)).toEqual(consoleHeaders);
+  });
+
+  it("a form_post answer may post to the client's redirect URI origin, and nowhere else", async () => {
+    const client = await register();
+    const b = await signedInBrowser(admin);
+    const url = authUrl(client, oauth.generateRandomCodeVerifier(), "fp", { scope: "items:read" });
+    url.searchParams.set("response_mode", "form_post");
+    const { action, csrf } = formOf((await toConsent(b, url)).text);
+    const done = await b.post(action, new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" }));
+    expect(done.status).toBe(200);
+    expect(done.text).toContain(`<form method="post" action="${REDIRECT}">`);
+    const csp = done.headers.get("content-security-policy")!;
+    const directives = (policy: string) => Object.fromEntries(policy.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const own = directives(consoleHeaders["content-security-policy"]!);
+    const got = directives(csp);
+    expect(got["form-action"]).toEqual([...own["form-action"]!, new URL(REDIRECT).origin]);
+    expect(got["script-src"]).toEqual([...own["script-src"]!, expect.stringMatching(/^'sha256-[A-Za-z0-9+/=]+'$/)]);
+    expect({ ...got, "form-action": [], "script-src": [] }).toEqual({ ...own, "form-action": [], "script-src": [] });
+    expect({ ...pick(done.headers), "content-security-policy": null }).toEqual({ ...consoleHeaders, "content-security-policy": null });
+  });
+});
+
 describe("attacks", () => {
   it("refuses an authorization request without PKCE, with plain PKCE, and a token request with the wrong verifier", async () => {
     const client = await register();

@@ -18,6 +18,7 @@ import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
 import { metadataDocumentFeature } from "./metadata-document-policy";
 import { guardedMetadataFetch } from "./metadata-fetch";
+import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
 import { checkRedirectUris } from "../services/redirect-uri-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
@@ -52,6 +53,10 @@ export interface KoaContext {
   query: Record<string, unknown>;
   req: IncomingMessage & { body?: unknown };
   is(type: string): string | false | null;
+  /** oidc-provider's request state (its parameters once parsed). */
+  oidc?: { params?: Record<string, unknown> };
+  response: { get(field: string): string };
+  set(field: string, value: string): void;
 }
 
 /** An oidc-provider Client (the metadata used here). */
@@ -236,6 +241,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   });
   // MCP clients register with their API scopes as `scope`, which oidc-provider would refuse (registration-scope.ts).
   provider.use(registrationScopeMiddleware);
+  // The console's `form-action 'self'` (page-security.ts) widened to the redirect URI's origin on a form_post page.
+  provider.use(formPostFormAction);
   provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
   return provider;
 }
