@@ -47,6 +47,17 @@ async function register(meta: Record<string, unknown> = {}): Promise<Client> {
   return (await oauth.processDynamicClientRegistrationResponse(res)) as unknown as Client;
 }
 
+/** A raw Dynamic Client Registration of `uris` (anything) as a public client: the status and the RFC 7591 error. */
+async function registerRedirectUris(uris: unknown[]): Promise<{ status: number; error: string; description: string }> {
+  const res = await fetch(as.registration_endpoint!, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
+  });
+  const body = (await res.json()) as { error: string; error_description: string };
+  return { status: res.status, error: body.error, description: body.error_description };
+}
+
 async function signedInBrowser(user: { email: string; password: string }): Promise<TestBrowser> {
   const b = new TestBrowser(t.url);
   const s = await signInOverHttp(t.url, user.email, user.password);
@@ -499,6 +510,56 @@ describe("sign-in", () => {
   });
 });
 
+describe("security headers (issue 39 item 3: /oauth pages carry the console's)", () => {
+  /** The headers the console's helmet sets, as a console page carries them. */
+  const HELMET = ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "cross-origin-resource-policy", "cross-origin-opener-policy", "strict-transport-security", "origin-agent-cluster", "x-dns-prefetch-control", "x-download-options", "x-permitted-cross-domain-policies", "x-xss-protection"];
+  const pick = (h: Headers) => Object.fromEntries(HELMET.map((name) => [name, h.get(name)]));
+  let consoleHeaders: Record<string, string | null>;
+  beforeAll(async () => {
+    consoleHeaders = pick((await fetch(`${t.url}/console/sign-in`)).headers);
+    expect(consoleHeaders["x-frame-options"]).toBe("DENY");
+    expect(consoleHeaders["x-content-type-options"]).toBe("nosniff");
+    expect(consoleHeaders["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("error pages, JSON answers, redirects and unknown paths under /oauth carry the console's headers", async () => {
+    const client = await register();
+    const mismatch = authUrl(client, oauth.generateRandomCodeVerifier(), "s", { redirect: "http://127.0.0.1:9/elsewhere" });
+    const unknownClient = new URL(mismatch);
+    unknownClient.searchParams.set("client_id", "no-such-client");
+    const answers = [
+      await fetch(mismatch, { redirect: "manual" }),
+      await fetch(unknownClient, { redirect: "manual" }),
+      await fetch(authUrl(client, oauth.generateRandomCodeVerifier(), "s"), { redirect: "manual" }),
+      await fetch(`${t.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&code=x" }),
+      await fetch(`${t.url}/oauth/jwks`),
+      await fetch(`${t.url}/oauth/no-such-page`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 303, 400, 200, 404]);
+    expect(await answers[0]!.text()).toContain("redirect_uri did not match");
+    for (const res of answers) expect(pick(res.headers)).toEqual(consoleHeaders);
+  });
+
+  it("a form_post answer may post to the client's redirect URI origin, and nowhere else", async () => {
+    const client = await register();
+    const b = await signedInBrowser(admin);
+    const url = authUrl(client, oauth.generateRandomCodeVerifier(), "fp", { scope: "items:read" });
+    url.searchParams.set("response_mode", "form_post");
+    const { action, csrf } = formOf((await toConsent(b, url)).text);
+    const done = await b.post(action, new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" }));
+    expect(done.status).toBe(200);
+    expect(done.text).toContain(`<form method="post" action="${REDIRECT}">`);
+    const csp = done.headers.get("content-security-policy")!;
+    const directives = (policy: string) => Object.fromEntries(policy.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const own = directives(consoleHeaders["content-security-policy"]!);
+    const got = directives(csp);
+    expect(got["form-action"]).toEqual([...own["form-action"]!, new URL(REDIRECT).origin]);
+    expect(got["script-src"]).toEqual([...own["script-src"]!, expect.stringMatching(/^'sha256-[A-Za-z0-9+/=]+'$/)]);
+    expect({ ...got, "form-action": [], "script-src": [] }).toEqual({ ...own, "form-action": [], "script-src": [] });
+    expect({ ...pick(done.headers), "content-security-policy": null }).toEqual({ ...consoleHeaders, "content-security-policy": null });
+  });
+});
+
 describe("attacks", () => {
   it("refuses an authorization request without PKCE, with plain PKCE, and a token request with the wrong verifier", async () => {
     const client = await register();
@@ -548,24 +609,19 @@ describe("attacks", () => {
 
   it("Dynamic Client Registration takes https or loopback redirect URIs only, and says which one it refused and why", async () => {
     const refused = async (uris: unknown[]) => {
-      const res = await fetch(as.registration_endpoint!, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
-      });
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as { error: string; error_description: string };
+      const answer = await registerRedirectUris(uris);
+      expect(answer.status).toBe(400);
       // RFC 7591 section 3.2.2: the error code and a human-readable description, bounded and free of markup.
-      expect(body.error).toBe("invalid_redirect_uri");
-      expect(body.error_description.length).toBeLessThan(300);
-      expect(body.error_description).not.toMatch(/[<>]/);
-      return body.error_description;
+      expect(answer.error).toBe("invalid_redirect_uri");
+      expect(answer.description.length).toBeLessThan(300);
+      expect(answer.description).not.toMatch(/[<>]/);
+      return answer.description;
     };
     expect(await refused(["http://evil.example/cb"])).toBe(
-      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb", "javascript:alert(1)"])).toBe(
-      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb#done"])).toBe('redirect_uris[0] "https://app.example/cb#done" has a fragment (#)');
     expect(await refused(["not a url"])).toBe('redirect_uris[0] "not%20a%20url" is not an absolute URL');
@@ -574,11 +630,36 @@ describe("attacks", () => {
     // Too long: named by its length, quoted cut to 100 characters.
     const long = `https://app.example/${"a".repeat(2100)}`;
     const tooLong = await refused([long]);
-    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000)`);
+    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000 characters)`);
     // Markup in a refused URI is quoted percent-encoded.
     const markup = await refused(['http://evil.example/<script>alert("x")</script>']);
     expect(markup).toContain('"http://evil.example/%3Cscript%3Ealert(%22x%22)%3C/script%3E"');
     await expect(register({ redirect_uris: ["https://app.example/cb"] })).resolves.toHaveProperty("client_id");
+  });
+
+  it("Dynamic Client Registration follows the console's rules: at most 10 exact URIs, no odd forms (issue 39 item 3)", async () => {
+    const clients = async () => (await t.server.ctx.db.sql.query<{ n: number }>(`select count(*)::int as n from oauth_records where model = 'Client'`, []))[0]!.n;
+    const before = await clients();
+    const many = Array.from({ length: 500 }, (_, i) => `https://app.example/cb${i}`);
+    expect(await registerRedirectUris(many)).toEqual({ status: 400, error: "invalid_redirect_uri", description: "redirect_uris lists 500 URIs (at most 10)" });
+    expect(await registerRedirectUris(many.slice(0, 11))).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    const odd: [string, string][] = [
+      ["https://*.example.com/cb", 'redirect_uris[0] "https://*.example.com/cb" has a wildcard (*) in its host'],
+      ["http://evil.example@127.0.0.1/cb", 'redirect_uris[0] "http://evil.example@127.0.0.1/cb" carries a user name or password'],
+      ["http:\\\\127.0.0.1\\cb", 'redirect_uris[0] "http:%5C%5C127.0.0.1%5Ccb" contains a backslash'],
+      ["https://a.example\\@b", 'redirect_uris[0] "https://a.example%5C@b" contains a backslash'],
+      ["http://0x7f000001/cb", 'redirect_uris[0] "http://0x7f000001/cb" has a numeric host form that is read as 127.0.0.1'],
+      ["http://0177.0.0.1/cb", 'redirect_uris[0] "http://0177.0.0.1/cb" has a numeric host form'],
+      ["http://2130706433/cb", 'redirect_uris[0] "http://2130706433/cb" has a numeric host form'],
+      ["http://127.0.0.1/c\tb", 'redirect_uris[0] "http://127.0.0.1/c%09b" contains a space or a control character'],
+    ];
+    for (const [uri, description] of odd) {
+      const answer = await registerRedirectUris([uri]);
+      expect(answer).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+      expect(answer.description.startsWith(description)).toBe(true);
+    }
+    expect(await clients()).toBe(before);
+    await expect(register({ redirect_uris: many.slice(0, 10) })).resolves.toHaveProperty("client_id");
   });
 
   it("another company's user cannot answer someone else's authorization request", async () => {

@@ -16,9 +16,11 @@ import { getOrCreateSecret } from "../db/server-secrets";
 import { SCOPES } from "@stageline/shared";
 import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
+import { metadataDocumentFeature } from "./metadata-document-policy";
 import { guardedMetadataFetch } from "./metadata-fetch";
+import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
-import { checkRedirectUris } from "./redirect-policy";
+import { checkRedirectUris } from "../services/redirect-uri-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
 
 /** Where the provider is mounted. */
@@ -51,6 +53,10 @@ export interface KoaContext {
   query: Record<string, unknown>;
   req: IncomingMessage & { body?: unknown };
   is(type: string): string | false | null;
+  /** oidc-provider's request state (its parameters once parsed). */
+  oidc?: { params?: Record<string, unknown> };
+  response: { get(field: string): string };
+  set(field: string, value: string): void;
 }
 
 /** An oidc-provider Client (the metadata used here). */
@@ -197,7 +203,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       dPoP: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
-      clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
+      clientIdMetadataDocument: metadataDocumentFeature(errors.InvalidClient!),
       resourceIndicators: {
         enabled: true,
         // A request without `resource` gets a token for the REST API (never one for a userinfo endpoint: off).
@@ -235,6 +241,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   });
   // MCP clients register with their API scopes as `scope`, which oidc-provider would refuse (registration-scope.ts).
   provider.use(registrationScopeMiddleware);
+  // The console's `form-action 'self'` (page-security.ts) widened to the redirect URI's origin on a form_post page.
+  provider.use(formPostFormAction);
   provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
   return provider;
 }

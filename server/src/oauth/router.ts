@@ -6,6 +6,7 @@
 import { Router, type RequestHandler } from "express";
 import type { AppContext } from "../context";
 import { oauthEndpointLimiters } from "./endpoint-limits";
+import { oauthPageSecurity } from "./page-security";
 import { OAUTH_MOUNT, oauthProvider } from "./provider";
 import { oauthResources } from "./resources";
 import { OAUTH_SCOPES } from "./scope-policy";
@@ -42,7 +43,8 @@ export function authorizationServerMetadata(origin: string): Record<string, unkn
 
 /**
  * The router for `/oauth` and the metadata document. Mount before any body parser (the provider reads its own).
- * The unauthenticated endpoints that write state are limited per client IP first (endpoint-limits.ts).
+ * The unauthenticated endpoints that write state are limited per client IP first (endpoint-limits.ts); every `/oauth`
+ * answer carries the console's security headers (page-security.ts).
  */
 export function oauthRouter(ctx: AppContext): Router {
   const router = Router();
@@ -68,6 +70,6 @@ export function oauthRouter(ctx: AppContext): Router {
       next(err);
     }
   };
-  router.use(OAUTH_MOUNT, mount);
+  router.use(OAUTH_MOUNT, oauthPageSecurity(), mount);
   return router;
 }
