@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "payload_erased",
   "cursor_expired",
   "batch_failed",
+  "service_unavailable",
   "internal",
 ] as const;
 
@@ -41,7 +42,8 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
  * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency",
  * 405 `method_not_allowed` from CONTRACT "HTTP semantics"; 409 `ambiguous_match` and 422 `upsert_unavailable` from CONTRACT
  * "Upsert"; 410 `payload_erased` from CONTRACT "Item deletion and erasure"; 410 `cursor_expired` from CONTRACT "Events feed";
- * 422 `batch_failed` from CONTRACT "Batch writes").
+ * 422 `batch_failed` from CONTRACT "Batch writes"; 503 `service_unavailable`, with `Retry-After`, while the database cannot be
+ * reached, CONTRACT "Errors").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -63,6 +65,7 @@ export const PROBLEM_STATUS = {
   payload_erased: 410,
   cursor_expired: 410,
   batch_failed: 422,
+  service_unavailable: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 
@@ -87,6 +90,7 @@ export const PROBLEM_TITLES = {
   payload_erased: "Payload erased",
   cursor_expired: "Cursor expired",
   batch_failed: "Batch failed",
+  service_unavailable: "Service unavailable",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
 

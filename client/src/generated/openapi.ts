@@ -1363,6 +1363,31 @@ export interface components {
                 };
             };
         };
+        /** @description The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing. */
+        ServiceUnavailable: {
+            headers: {
+                "RateLimit-Limit"?: number;
+                "RateLimit-Remaining"?: number;
+                "RateLimit-Reset"?: number;
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 503;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "service_unavailable";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
         /** @description Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`. */
         ValidationFailedReplayable: {
             headers: {
@@ -1635,6 +1660,31 @@ export interface components {
                 };
             };
         };
+        /** @description The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing. */
+        ServiceUnavailableReplayable: {
+            headers: {
+                "RateLimit-Limit"?: number;
+                "RateLimit-Remaining"?: number;
+                "RateLimit-Reset"?: number;
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 503;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "service_unavailable";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                };
+            };
+        };
         /** @description Well-formed request whose references do not resolve. `invalid_reference`: a pipeline, stage, status, item, custom field or event name that does not resolve. */
         InvalidReference: {
             headers: {
@@ -1794,7 +1844,7 @@ export interface components {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                             errors?: components["schemas"]["ProblemFieldError"][];
                             current_version?: number;
                             valid_events?: string[];
@@ -1868,7 +1918,7 @@ export interface components {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                             errors?: components["schemas"]["ProblemFieldError"][];
                             current_version?: number;
                             valid_events?: string[];
@@ -2017,6 +2067,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createItem: {
@@ -2102,6 +2153,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     checkDuplicateItems: {
@@ -2183,6 +2235,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertItem: {
@@ -2302,6 +2355,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedOrUpsertUnavailableReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getItem: {
@@ -2357,6 +2411,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteItem: {
@@ -2393,6 +2448,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateItem: {
@@ -2474,6 +2530,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     batchItems: {
@@ -2698,7 +2755,7 @@ export interface operations {
                                 status: number;
                                 detail: string;
                                 /** @enum {string} */
-                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                                 errors?: components["schemas"]["ProblemFieldError"][];
                                 current_version?: number;
                                 valid_events?: string[];
@@ -2722,6 +2779,7 @@ export interface operations {
             422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableItemBatch"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     listTasks: {
@@ -2789,6 +2847,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTask: {
@@ -2881,6 +2940,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     batchTasks: {
@@ -3051,7 +3111,7 @@ export interface operations {
                                 status: number;
                                 detail: string;
                                 /** @enum {string} */
-                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                                 errors?: components["schemas"]["ProblemFieldError"][];
                                 current_version?: number;
                                 valid_events?: string[];
@@ -3072,6 +3132,7 @@ export interface operations {
             422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableTaskBatch"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getTask: {
@@ -3132,6 +3193,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTask: {
@@ -3218,6 +3280,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotes: {
@@ -3270,6 +3333,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNote: {
@@ -3335,6 +3399,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getNote: {
@@ -3382,6 +3447,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteNote: {
@@ -3418,6 +3484,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNote: {
@@ -3480,6 +3547,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPipelines: {
@@ -3519,6 +3587,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStages: {
@@ -3561,6 +3630,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStatuses: {
@@ -3605,6 +3675,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPipelineFields: {
@@ -3649,6 +3720,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -3705,6 +3777,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     subscribeWebhook: {
@@ -3791,6 +3864,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     unsubscribeWebhook: {
@@ -3824,6 +3898,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookSecret: {
@@ -3879,6 +3954,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -3944,6 +4020,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhook: {
@@ -4006,6 +4083,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDeliveries: {
@@ -4068,6 +4146,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleItem: {
@@ -4149,6 +4228,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleTask: {
@@ -4238,6 +4318,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -4285,6 +4366,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleNote: {
@@ -4348,6 +4430,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -4432,6 +4515,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEvent: {
@@ -4509,6 +4593,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMe: {
@@ -4563,6 +4648,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiDocument: {

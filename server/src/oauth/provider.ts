@@ -18,6 +18,7 @@ import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
 import { metadataDocumentFeature } from "./metadata-document-policy";
 import { guardedMetadataFetch } from "./metadata-fetch";
+import { markOutage, outageMiddleware, type KoaAnswer } from "./outage";
 import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
 import { checkRedirectUris } from "../services/redirect-uri-policy";
@@ -47,7 +48,7 @@ export interface OAuthProvider {
 }
 
 /** The part of Koa's request context the middlewares here use. */
-export interface KoaContext {
+export interface KoaContext extends KoaAnswer {
   method: string;
   path: string;
   query: Record<string, unknown>;
@@ -232,6 +233,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   provider.Client.prototype.compareClientSecret = function (actual: string) {
     return compare.call(this, sha256b64u(String(actual)));
   };
+  // First, so outermost: a database that cannot be reached is 503 with Retry-After, not the provider's 500 (outage.ts).
+  provider.use(outageMiddleware(ctx.logger));
   // An authorization request that names no scope asks for every API scope (the consent page then offers them all,
   // ticked as far as the user's role allows): MCP clients may omit `scope` when they know none.
   // (Koa sees the path below the Express mount.)
@@ -243,6 +246,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   provider.use(registrationScopeMiddleware);
   // The console's `form-action 'self'` (page-security.ts) widened to the redirect URI's origin on a form_post page.
   provider.use(formPostFormAction);
-  provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
+  provider.on("server_error", (c: unknown, err: unknown) => {
+    if (!markOutage(c as object, err)) ctx.logger.error({ err }, "oauth server error");
+  });
   return provider;
 }

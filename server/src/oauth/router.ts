@@ -6,6 +6,7 @@
 import { Router, type RequestHandler } from "express";
 import type { AppContext } from "../context";
 import { oauthEndpointLimiters } from "./endpoint-limits";
+import { oauthOutageHandler } from "./outage";
 import { oauthPageSecurity } from "./page-security";
 import { OAUTH_MOUNT, oauthProvider } from "./provider";
 import { oauthResources } from "./resources";
@@ -71,5 +72,7 @@ export function oauthRouter(ctx: AppContext): Router {
     }
   };
   router.use(OAUTH_MOUNT, oauthPageSecurity(), mount);
+  // An outage met before the provider answered (its limiters' counters, building it): 503, in OAuth's form (outage.ts).
+  router.use(OAUTH_MOUNT, oauthOutageHandler(ctx.logger));
   return router;
 }

@@ -4,7 +4,7 @@
  * written by hand: paths, parameters, bodies, responses and problem codes all come from the contract.
  *
  * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 408 slow
- * body, 413, 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
+ * body, 413, 429 with `Retry-After`, 500, 503 `service_unavailable` with `Retry-After`) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
  * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits").
  * The committed snapshot is docs/openapi.json (`npm run openapi:snapshot` rewrites it; a test fails when it drifts).
  */
@@ -56,6 +56,7 @@ const KEYED_ERRORS: readonly ErrorCode[] = [
   "request_timeout",
   "payload_too_large",
   "rate_limited",
+  "service_unavailable",
   "internal",
 ];
 
@@ -80,6 +81,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   payload_erased: "The item of this delivery was deleted and its payload erased; it cannot be sent again.",
   cursor_expired: "Event 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f is no longer retained: events may have been missed. Resynchronize, then follow the feed from a recent event.",
   batch_failed: "Operation 2 failed, so none of this atomic batch was applied (the others answer 424). Fix it and send the batch again.",
+  service_unavailable: "The service cannot reach its database just now. Retry after 5 seconds.",
   internal: "Something went wrong on our side. Please try again.",
 };
 
@@ -104,6 +106,7 @@ const STATUS_MEANING: Record<number, string> = {
   422: "Well-formed request whose references do not resolve.",
   429: "Over the rate limit; retry after `Retry-After` seconds.",
   500: "Unexpected server error (no stack trace or SQL is ever shown).",
+  503: "The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing.",
 };
 
 const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
@@ -199,9 +202,15 @@ function problemResponse(
     code: z.enum(sorted as [ErrorCode, ...ErrorCode[]]),
     ...(extended?.shape ?? {}),
   });
-  const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use");
-  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
-  const headers: Record<string, z.ZodType> = keyed && status !== 408 ? { ...rateLimitHeaders.shape } : {};
+  const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use" || c === "service_unavailable");
+  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers;
+  // a 503 may come from the key lookup before it, or from a later step after it, so they are optional there.
+  const headers: Record<string, z.ZodType> =
+    keyed && status === 503
+      ? Object.fromEntries(Object.entries(rateLimitHeaders.shape).map(([name, schema]) => [name, schema.optional()]))
+      : keyed && status !== 408
+        ? { ...rateLimitHeaders.shape }
+        : {};
   // Required when every code of the status sends it; optional beside codes that do not (the upsert's 409s).
   if (retryCodes.length > 0) headers["Retry-After"] = retryCodes.length === sorted.length ? retryAfter : retryAfter.optional();
   if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
