@@ -72,6 +72,8 @@ interface AuthRequest {
   challenge?: string | null;
   method?: string;
   redirect?: string;
+  /** `prompt`; null sends none. Default: `consent` when the scope has `offline_access` (as n8n's credential does). */
+  prompt?: string | null;
 }
 
 function authUrl(client: Client, verifier: string, state: string, opts: AuthRequest = {}): URL {
@@ -82,8 +84,9 @@ function authUrl(client: Client, verifier: string, state: string, opts: AuthRequ
   url.searchParams.set("scope", opts.scope ?? "items:read items:write tasks:read offline_access");
   url.searchParams.set("state", state);
   url.searchParams.set("resource", opts.resource ?? rest);
-  // A refresh token needs `offline_access` with `prompt=consent` (OpenID Connect Core 11; the MCP SDK sends both).
-  if (url.searchParams.get("scope")!.split(" ").includes("offline_access")) url.searchParams.set("prompt", "consent");
+  // What OpenID Connect Core 11 asks for a refresh token; Stageline issues one without it too (refresh-policy.ts).
+  const prompt = opts.prompt === undefined && url.searchParams.get("scope")!.split(" ").includes("offline_access") ? "consent" : opts.prompt;
+  if (prompt) url.searchParams.set("prompt", prompt);
   const challenge = opts.challenge === undefined ? createHash("sha256").update(verifier).digest("base64url") : opts.challenge;
   if (challenge !== null) {
     url.searchParams.set("code_challenge", challenge);
@@ -237,14 +240,14 @@ describe("authorization code flow", () => {
     expect((await rows()).some((r) => r.id === hashed)).toBe(false);
   });
 
-  it("a request without a scope is offered every API scope on the consent page", async () => {
+  it("a request without a scope is offered every API scope on the consent page (and offline_access: the client may refresh)", async () => {
     const client = await register();
     const url = authUrl(client, oauth.generateRandomCodeVerifier(), "s");
     url.searchParams.delete("scope");
     url.searchParams.delete("prompt");
     const page = await toConsent(await signedInBrowser(admin), url);
     const offered = [...page.text.matchAll(/name="scopes" type="checkbox" value="([^"]+)"/g)].map((m) => m[1]);
-    expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
+    expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage", "offline_access"]);
   });
 
   it("an authorization request without `resource` gets a token for the REST API, usable there", async () => {
@@ -454,6 +457,79 @@ describe("proxies", () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("refresh tokens after consent, asked for or not (CONTRACT; SEP-2207)", () => {
+  /** Walks the flow with `opts` (unticking `untick`) and exchanges the code: the token response. */
+  async function tokensFor(client: Client, opts: AuthRequest, untick: string[] = []) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    return exchange(client, await authorize(await signedInBrowser(admin), client, verifier, state, untick, opts), verifier, state);
+  }
+  const refresh = async (client: Client, token: string) =>
+    oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure()));
+
+  it.each([
+    ["only API scopes, no prompt (the MCP SDK 1.x)", { scope: "items:read tasks:read", prompt: null }],
+    ["offline_access without prompt=consent (oidc-provider would drop it)", { scope: "items:read tasks:read offline_access", prompt: null }],
+    ["no scope at all", { scope: "", prompt: null }],
+  ])("%s: the consent page offers offline_access, and the code yields a refresh token that rotates", async (_name, opts) => {
+    const client = await register();
+    const url = authUrl(client, "v", "s", opts);
+    if (!opts.scope) url.searchParams.delete("scope");
+    const page = await toConsent(await signedInBrowser(admin), url);
+    expect(page.text).toMatch(/name="scopes" type="checkbox" value="offline_access" checked/);
+    const tokens = opts.scope ? await tokensFor(client, opts) : await tokensFor(client, { ...opts, scope: "items:read items:write tasks:read tasks:write hooks:manage" });
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(tokens.scope!.split(" ")).not.toContain("offline_access");
+    // The grant records the consent; the refresh token outlives the provider's browser session.
+    const stored = await rows();
+    const grantId = stored.find((r) => r.id === createHash("sha256").update(tokens.access_token).digest("base64url"))!.grant_id!;
+    expect(String((stored.find((r) => r.model === "Grant" && r.id === grantId)!.payload.openid as { scope: string }).scope).split(" ")).toContain("offline_access");
+    const rt = stored.find((r) => r.id === createHash("sha256").update(tokens.refresh_token!).digest("base64url"))!;
+    expect(rt.payload.expiresWithSession).toBeUndefined();
+    const r1 = await refresh(client, tokens.refresh_token!);
+    expect(r1.refresh_token).toBeTruthy();
+    expect(r1.refresh_token).not.toBe(tokens.refresh_token);
+    expect(r1.scope).toBe(tokens.scope);
+    const r2 = await refresh(client, r1.refresh_token!);
+    expect(r2.refresh_token).not.toBe(r1.refresh_token);
+  });
+
+  it("unticking offline_access on the consent page gives no refresh token, whatever the request asked", async () => {
+    for (const opts of [{ scope: "items:read", prompt: null }, { scope: "items:read offline_access" }]) {
+      const client = await register();
+      const tokens = await tokensFor(client, opts, ["offline_access"]);
+      expect(tokens.access_token).toBeTruthy();
+      expect(tokens.refresh_token).toBeUndefined();
+    }
+  });
+
+  it("a later consent that ticks offline_access again, on the same grant, gives a refresh token again", async () => {
+    const client = await register();
+    expect((await tokensFor(client, { scope: "items:read", prompt: null }, ["offline_access"])).refresh_token).toBeUndefined();
+    // prompt=consent shows the page again for the existing grant, which rejected offline_access.
+    const tokens = await tokensFor(client, { scope: "items:read", prompt: "consent" });
+    expect(tokens.refresh_token).toBeTruthy();
+    expect((await tokensFor(client, { scope: "items:read", prompt: "consent" }, ["offline_access"])).refresh_token).toBeUndefined();
+  });
+
+  it("a client registered without the refresh_token grant is not offered offline_access and gets no refresh token", async () => {
+    const client = await register({ grant_types: ["authorization_code"] });
+    const page = await toConsent(await signedInBrowser(admin), authUrl(client, "v", "s", { scope: "items:read offline_access" }));
+    expect(page.text).not.toContain('value="offline_access"');
+    const tokens = await tokensFor(client, { scope: "items:read offline_access" });
+    expect(tokens.refresh_token).toBeUndefined();
+  });
+
+  it("Protected Resource Metadata and WWW-Authenticate keep listing only the API scopes", async () => {
+    const prm = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource/v1/ext/mcp`)).json()) as { scopes_supported: string[] };
+    expect(prm.scopes_supported).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
+    const res = await fetch(`${t.url}/v1/ext/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('scope="items:read items:write tasks:read tasks:write hooks:manage"');
+    expect(res.headers.get("www-authenticate")).not.toContain("offline_access");
   });
 });
 

@@ -22,6 +22,7 @@ import { markOutage, outageMiddleware, type KoaAnswer } from "./outage";
 import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
 import { checkRedirectUris } from "../services/redirect-uri-policy";
+import { expiresWithSession, issueRefreshToken } from "./refresh-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
 
 /** Where the provider is mounted. */
@@ -65,6 +66,7 @@ export interface OAuthClient {
   clientId: string;
   clientName?: string;
   redirectUris: string[];
+  grantTypeAllowed(type: string): boolean;
   metadata(): Record<string, unknown>;
 }
 
@@ -73,8 +75,11 @@ export interface OAuthGrant {
   jti: string;
   accountId: string;
   clientId: string;
+  getOIDCScope(): string;
   addOIDCScope(scope: string): void;
   rejectOIDCScope(scope: string): void;
+  /** What the person rejected (oidc-provider's grant payload). */
+  rejected?: { openid?: { scope?: string } };
   addResourceScope(resource: string, scope: string): void;
   rejectResourceScope(resource: string, scope: string): void;
   save(): Promise<string>;
@@ -164,6 +169,9 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic", id_token_signed_response_alg: "ES256" },
     rotateRefreshToken: true,
+    // A refresh token once the person consented on the consent page, asked for or not (refresh-policy.ts).
+    issueRefreshToken,
+    expiresWithSession,
     // Opaque tokens only: nothing signed leaves the server except what oidc-provider signs for its own cookies.
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL,
