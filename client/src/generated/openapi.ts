@@ -1194,10 +1194,12 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKey: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1218,6 +1220,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1242,6 +1246,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1266,6 +1272,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1287,6 +1295,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1311,6 +1321,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1336,6 +1348,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1360,6 +1374,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1385,10 +1401,12 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKeyReplayable: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1410,6 +1428,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1435,6 +1455,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1460,6 +1482,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1482,6 +1506,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1508,6 +1534,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1533,6 +1561,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1558,6 +1588,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1583,6 +1615,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1608,6 +1642,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1632,6 +1668,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1656,6 +1694,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1682,6 +1722,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1707,6 +1749,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1731,6 +1775,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1755,6 +1801,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1780,6 +1828,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1799,6 +1849,8 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                         } | null;
                         item: components["schemas"]["Item"] | null;
                         /** @enum {string} */
@@ -1829,6 +1881,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1854,6 +1908,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1873,6 +1929,8 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                         } | null;
                         task: components["schemas"]["Task"] | null;
                     }[];
@@ -1900,6 +1958,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1924,6 +1984,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -2703,6 +2765,8 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                             } | null;
                             item: components["schemas"]["Item"] | null;
                             /** @enum {string} */
@@ -3056,6 +3120,8 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                             } | null;
                             task: components["schemas"]["Task"] | null;
                         }[];

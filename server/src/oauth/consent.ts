@@ -11,6 +11,7 @@ import { domainError } from "../services/errors";
 import { isMetadataDocumentClientId, recordMetadataDocumentClient } from "./adapter";
 import { oauthProvider, REFRESH_TOKEN_TTL, type InteractionDetails } from "./provider";
 import { grantableScopes, mayGrantScope } from "./scope-policy";
+import { originForHost, servedOrigins } from "./served-origins";
 
 /** What the consent page shows. */
 export interface ConsentView {
@@ -34,6 +35,14 @@ export type InteractionStep = { step: "login" } | { step: "consent"; view: Conse
 type Req = IncomingMessage;
 type Res = ServerResponse;
 
+/**
+ * The provider of the origin the browser addressed (served-origins.ts): the one that started the authorization, whose
+ * interaction cookie the browser carries on that host.
+ */
+function providerFor(ctx: AppContext, req: Req) {
+  return oauthProvider(ctx, originForHost(servedOrigins(ctx), req.headers.host));
+}
+
 function requestedScopes(details: InteractionDetails): string[] {
   return [...new Set((details.params.scope ?? "").split(" ").filter(Boolean))];
 }
@@ -43,7 +52,7 @@ function requestedScopes(details: InteractionDetails): string[] {
  * @throws DomainError not_found when there is none (expired, or another browser's uid).
  */
 export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: string, user: { id: string; role: string }): Promise<InteractionStep> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid) throw domainError("not_found", "This authorization request has expired. Start again from the app.");
   if (details.prompt.name === "login" || (details.session?.accountId && details.session.accountId !== user.id)) return { step: "login" };
@@ -73,7 +82,7 @@ export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: 
  * switch (a logout page of its own, off here) is never needed.
  */
 export async function finishLogin(ctx: AppContext, req: Req, res: Res, userId: string): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res);
   const sessionUid = details.session?.uid;
   if (sessionUid && details.session?.accountId && details.session.accountId !== userId) {
@@ -102,7 +111,7 @@ export interface Decider {
  * @throws DomainError not_found when the interaction is gone or belongs to another user.
  */
 export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: string, decider: Decider, answer: { approve: boolean; ticked: string[] }): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid || details.prompt.name !== "consent" || details.session?.accountId !== decider.id) {
     throw domainError("not_found", "This authorization request has expired. Start again from the app.");
