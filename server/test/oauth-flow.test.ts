@@ -388,6 +388,61 @@ describe("one use means one use, under concurrency (issue 39; CONTRACT \"Connect
   });
 });
 
+describe("development mode: a client given `localhost` instead of `127.0.0.1` (issue 39 item 6)", () => {
+  it("completes discovery, the authorization and a refresh through `localhost`, and its token works at the MCP endpoint through either name", async () => {
+    const local = new URL(t.url.replace("//127.0.0.1:", "//localhost:"));
+    // What an MCP client checks first (RFC 9728 §3.3): the resource it was given, and the issuer it then asks.
+    const prm = (await (await fetch(`${local.origin}/.well-known/oauth-protected-resource/v1/ext/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+    expect(prm).toMatchObject({ resource: `${local.origin}/v1/ext/mcp`, authorization_servers: [local.origin] });
+    // RFC 8414 §3.3: oauth4webapi refuses metadata whose issuer is not the URL it fetched it from.
+    const localAs = await oauth.processDiscoveryResponse(local, await oauth.discoveryRequest(local, { algorithm: "oauth2", ...insecure() }));
+    expect(localAs.issuer).toBe(local.origin);
+    expect(localAs.token_endpoint).toBe(`${local.origin}/oauth/token`);
+    const own = (await (await fetch(`${local.origin}/oauth/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(own.issuer).toBe(local.origin);
+
+    const registered = await oauth.dynamicClientRegistrationRequest(
+      localAs,
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Local Agent", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] },
+      insecure(),
+    );
+    const client = (await oauth.processDynamicClientRegistrationResponse(registered)) as unknown as Client;
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const b = new TestBrowser(local.origin);
+    const session = await signInOverHttp(local.origin, admin.email, admin.password);
+    b.jar.add(session.cookie!);
+    const url = authUrl(client, verifier, state, { resource: prm.resource, scope: "items:read offline_access" });
+    const page = await toConsent(b, new URL(url.pathname + url.search, local));
+    expect(page.url.startsWith(`${local.origin}/console/oauth/interaction/`)).toBe(true);
+    const { action, csrf } = formOf(page.text);
+    const form = new URLSearchParams({ _csrf: csrf, decision: "allow" });
+    for (const scope of ["items:read", "offline_access"]) form.append("scopes", scope);
+    const done = await b.post(action, form);
+    expect(done.status).toBe(303);
+    const callback = new URL(done.location!);
+    expect(callback.searchParams.get("iss")).toBe(local.origin); // RFC 9207
+    const params = oauth.validateAuthResponse(localAs, client, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(localAs, client, await oauth.authorizationCodeGrantRequest(localAs, client, oauth.None(), params, REDIRECT, verifier, insecure()));
+    const hashed = createHash("sha256").update(tokens.access_token).digest("base64url");
+    expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(`${local.origin}/v1/ext/mcp`);
+    const refreshed = await oauth.processRefreshTokenResponse(localAs, client, await oauth.refreshTokenGrantRequest(localAs, client, oauth.None(), tokens.refresh_token!, insecure()));
+    const toolsList = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+    for (const base of [local.origin, t.url]) {
+      const res = await fetch(`${base}/v1/ext/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${refreshed.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(toolsList),
+      });
+      expect(res.status).toBe(200);
+    }
+    // Still bound to its resource: the REST API refuses it, saying so.
+    const atRest = await fetch(`${local.origin}/v1/ext/me`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(atRest.status).toBe(401);
+    expect(((await atRest.json()) as { token_error: string }).token_error).toBe("wrong_resource");
+  });
+});
+
 describe("storage", () => {
   it("the purge deletes records past their expiry and keeps the rest", async () => {
     const sql = t.server.ctx.db.sql;

@@ -1194,10 +1194,12 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKey: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1218,6 +1220,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1242,6 +1246,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1266,6 +1272,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1287,6 +1295,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1311,6 +1321,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1336,6 +1348,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1360,6 +1374,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1410,10 +1426,12 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKeyReplayable: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -1435,6 +1453,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1460,6 +1480,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1485,6 +1507,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1507,6 +1531,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1533,6 +1559,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1558,6 +1586,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1583,6 +1613,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1608,6 +1640,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1633,6 +1667,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1657,6 +1693,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1706,6 +1744,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1732,6 +1772,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1757,6 +1799,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1781,6 +1825,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1805,6 +1851,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1830,6 +1878,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1849,6 +1899,8 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                         } | null;
                         item: components["schemas"]["Item"] | null;
                         /** @enum {string} */
@@ -1879,6 +1931,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1904,6 +1958,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1923,6 +1979,8 @@ export interface components {
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                         } | null;
                         task: components["schemas"]["Task"] | null;
                     }[];
@@ -1950,6 +2008,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -1974,6 +2034,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                 };
             };
         };
@@ -2760,6 +2822,8 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                             } | null;
                             item: components["schemas"]["Item"] | null;
                             /** @enum {string} */
@@ -3116,6 +3180,8 @@ export interface operations {
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                             } | null;
                             task: components["schemas"]["Task"] | null;
                         }[];

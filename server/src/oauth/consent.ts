@@ -12,6 +12,7 @@ import { isMetadataDocumentClientId, recordMetadataDocumentClient } from "./adap
 import { oauthProvider, REFRESH_TOKEN_TTL, type InteractionDetails, type OAuthClient, type OAuthGrant } from "./provider";
 import { OFFLINE_ACCESS, offersRefresh } from "./refresh-policy";
 import { grantableScopes, mayGrantScope } from "./scope-policy";
+import { originForHost, servedOrigins } from "./served-origins";
 
 /** What the consent page shows. */
 export interface ConsentView {
@@ -60,11 +61,23 @@ function recordRefreshConsent(grant: OAuthGrant, granted: boolean): void {
 }
 
 /**
+ * The provider of the origin the browser addressed (served-origins.ts): the one that started the authorization, whose
+ * interaction cookie the browser carries on that host.
+ */
+function providerFor(ctx: AppContext, req: Req) {
+  return oauthProvider(ctx, originForHost(servedOrigins(ctx), req.headers.host));
+}
+
+function requestedScopes(details: InteractionDetails): string[] {
+  return [...new Set((details.params.scope ?? "").split(" ").filter(Boolean))];
+}
+
+/**
  * The pending interaction of this browser (oidc-provider's interaction cookie) for the signed-in `userId`.
  * @throws DomainError not_found when there is none (expired, or another browser's uid).
  */
 export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: string, user: { id: string; role: string }): Promise<InteractionStep> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid) throw domainError("not_found", "This authorization request has expired. Start again from the app.");
   if (details.prompt.name === "login" || (details.session?.accountId && details.session.accountId !== user.id)) return { step: "login" };
@@ -94,7 +107,7 @@ export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: 
  * switch (a logout page of its own, off here) is never needed.
  */
 export async function finishLogin(ctx: AppContext, req: Req, res: Res, userId: string): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res);
   const sessionUid = details.session?.uid;
   if (sessionUid && details.session?.accountId && details.session.accountId !== userId) {
@@ -123,7 +136,7 @@ export interface Decider {
  * @throws DomainError not_found when the interaction is gone or belongs to another user.
  */
 export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: string, decider: Decider, answer: { approve: boolean; ticked: string[] }): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid || details.prompt.name !== "consent" || details.session?.accountId !== decider.id) {
     throw domainError("not_found", "This authorization request has expired. Start again from the app.");

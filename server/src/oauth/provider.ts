@@ -2,7 +2,10 @@
  * The OAuth 2.1 authorization server (CONTRACT "Connect with OAuth 2.1"; issue 32): oidc-provider 9 (an OpenID
  * Certified library, ESM, Koa inside) mounted under `/oauth`, its state in `oauth_records` (adapter.ts), its keys in
  * `server_secrets`. Built lazily on the first request, because the issuer (`ctx.publicOrigin()`) is known only once
- * the server listens. What is on: authorization code + PKCE S256 (required for every client), rotating refresh tokens
+ * the server listens. oidc-provider takes one issuer per Provider, so there is one per served origin
+ * (served-origins.ts: one in production, `localhost` and `127.0.0.1` in development), each built on its origin's first
+ * request, all sharing the adapter (`oauth_records`), the keys and the cookie secret: a client registered, a grant
+ * given or a token issued through one is the same record for the other. What is on: authorization code + PKCE S256 (required for every client), rotating refresh tokens
  * (a reused one revokes its grant: oidc-provider's refresh_token grant), resource indicators (RFC 8707: opaque
  * 1-hour access tokens bound to one of oauth/resources.ts), `iss` in the authorization response (RFC 9207),
  * revocation (RFC 7009), Dynamic Client Registration (RFC 7591), Client ID Metadata Documents. Off: implicit, hybrid,
@@ -21,6 +24,7 @@ import { guardedMetadataFetch } from "./metadata-fetch";
 import { markOutage, outageMiddleware, type KoaAnswer } from "./outage";
 import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
+import { servedOrigins } from "./served-origins";
 import { checkRedirectUris } from "../services/redirect-uri-policy";
 import { expiresWithSession, issueRefreshToken } from "./refresh-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
@@ -127,19 +131,26 @@ function consoleConfirmedPolicy(ip: OidcProviderModule["interactionPolicy"]): Pr
   return policy;
 }
 
-const providers = new WeakMap<AppContext, Promise<OAuthProvider>>();
+/** Each context's providers, by issuer origin. */
+const providers = new WeakMap<AppContext, Map<string, Promise<OAuthProvider>>>();
 
 /**
- * The authorization server of `ctx`, built on first use (after listen, when `ctx.publicOrigin()` is known) and shared
- * by every later caller.
- * @throws what building it threw (the next call tries again).
+ * The authorization server of `ctx` whose issuer is `origin` (one of served-origins.ts `servedOrigins(ctx).origins`;
+ * the default one when omitted), built on first use (after listen, when `ctx.publicOrigin()` is known) and shared by
+ * every later caller.
+ * @throws Error when `origin` is not a served origin; what building it threw (the next call tries again).
  */
-export function oauthProvider(ctx: AppContext): Promise<OAuthProvider> {
-  let p = providers.get(ctx);
+export function oauthProvider(ctx: AppContext, origin?: string): Promise<OAuthProvider> {
+  const served = servedOrigins(ctx);
+  const issuer = origin ?? served.origins[0]!;
+  if (!served.origins.includes(issuer)) return Promise.reject(new Error(`${issuer} is not an origin this server answers as`));
+  let byOrigin = providers.get(ctx);
+  if (!byOrigin) providers.set(ctx, (byOrigin = new Map()));
+  let p = byOrigin.get(issuer);
   if (!p) {
-    p = buildProvider(ctx);
-    providers.set(ctx, p);
-    p.catch(() => providers.delete(ctx));
+    const building = buildProvider(ctx, issuer);
+    byOrigin.set(issuer, (p = building));
+    building.catch(() => byOrigin.delete(issuer));
   }
   return p;
 }
@@ -150,9 +161,15 @@ async function signingKey(ctx: AppContext): Promise<object> {
   return JSON.parse(await getOrCreateSecret(ctx.prisma, "oauth_signing_jwk", candidate)) as object;
 }
 
-async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
+/**
+ * Builds the provider whose issuer is `origin`. It issues tokens for the resources of any served origin (a token's
+ * `aud` names the same server either way, and a grant given through one origin can be refreshed through the other),
+ * and a request that names no `resource` gets its own origin's REST API.
+ */
+async function buildProvider(ctx: AppContext, origin: string): Promise<OAuthProvider> {
   const { default: Provider, errors, interactionPolicy } = await importEsm<OidcProviderModule>("oidc-provider");
-  const resources = oauthResources(ctx.publicOrigin());
+  const resources = oauthResources(origin);
+  const known = new Set(servedOrigins(ctx).resources.flatMap((r) => [r.rest, r.mcp]));
   const cookieKey = await getOrCreateSecret(ctx.prisma, "oauth_cookie_key", randomBytes(32).toString("base64url"));
   const jwk = await signingKey(ctx);
   const apiScopes = SCOPES.join(" ");
@@ -219,7 +236,7 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
         defaultResource: () => resources.rest,
         useGrantedResource: () => true,
         getResourceServerInfo(_c: unknown, indicator: string) {
-          if (indicator !== resources.rest && indicator !== resources.mcp) throw new errors.InvalidTarget!("unknown resource");
+          if (!known.has(indicator)) throw new errors.InvalidTarget!("unknown resource");
           return { scope: apiScopes, audience: indicator, accessTokenTTL: ACCESS_TOKEN_TTL, accessTokenFormat: "opaque" };
         },
       },

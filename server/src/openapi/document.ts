@@ -96,7 +96,10 @@ const EXAMPLE_EXTRAS: Partial<Record<ErrorCode, Parameters<typeof createProblem>
 /** What each status means, for the response descriptions. */
 const STATUS_MEANING: Record<number, string> = {
   400: "Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`.",
-  401: "API key missing, unknown, revoked or expired.",
+  401:
+    "Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, " +
+    "unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the " +
+    "`WWW-Authenticate: Bearer error=\"invalid_token\"` challenge's `error_description` says it in words).",
   402: "The company's subscription is inactive.",
   403: "The key lacks the scope this operation needs (named in `detail`).",
   404: "An id in the path does not exist or belongs to another company.",
@@ -334,8 +337,9 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         "(or as `Authorization: Bearer <key>`), or with an OAuth 2.1 access token as `Authorization: Bearer <token>` issued for " +
         "the resource `<origin>/v1/ext` (its Protected Resource Metadata is at `/.well-known/oauth-protected-resource/v1/ext`); " +
         "a token carries the scopes the user granted and has its own rate limit per grant. A request without any credential " +
-        "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; an invalid or expired token `401` with " +
-        "`error=\"invalid_token\"`; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
+        "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; a token that expired, is unknown or was " +
+        "issued for the other resource `401` with `error=\"invalid_token\"`, an `error_description` and the problem's " +
+        "`token_error` saying which; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
         "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every keyed response carries " +
         `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key, or per OAuth grant, per ${RATE_LIMIT.windowSeconds}-second window). ` +
         `Lists are newest first, \`limit\` 1..${MAX_PAGE_LIMIT}, and the next page's URL is in the \`Link: <...>; rel="next"\` header (keyset pagination).\n\n` +

@@ -66,7 +66,7 @@ import * as ex from "./examples";
  * CONTRACT "Versioning and compatibility" / "HTTP semantics, order of checks": the document's `info.version`, the date
  * of the newest entry of docs/api/CHANGELOG.md (server/test/openapi-compat.test.ts fails when they differ).
  */
-export const API_VERSION = "2026-11-27";
+export const API_VERSION = "2026-12-08";
 
 /** HTTP methods the API uses (lower case, as OpenAPI path items name them). */
 export type ApiMethod = "get" | "post" | "patch" | "delete";
