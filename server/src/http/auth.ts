@@ -12,6 +12,7 @@ import type { AppContext } from "../context";
 import { assertScope, authenticate, scopesNeededBy, type AuthContext } from "../services/api-keys";
 import { authenticateAccessToken } from "../services/oauth-tokens";
 import { DomainError, domainError } from "../services/errors";
+import { eventActorOfAuth, runAsEventActor } from "../services/event-actors";
 import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
 import { challengeFor401, challengeFor403, presentedCredential, resourceOf } from "./bearer-challenge";
 
@@ -53,10 +54,13 @@ export function resolveCredential(ctx: Pick<AppContext, "prisma" | "publicOrigin
   };
 }
 
-/** Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge. */
+/**
+ * Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge. An
+ * authenticated request runs on as its credential's actor (services/event-actors.ts): its events record who wrote them.
+ */
 export function requireAuth(ctx: Pick<AppContext, "publicOrigin">): RequestHandler {
   return (req, res, next) => {
-    if (req.auth) return next();
+    if (req.auth) return runAsEventActor(eventActorOfAuth(req.auth), next);
     const err = req.authError ?? domainError("invalid_api_key", "Send your API key in the x-api-key header.");
     if (err.status === 401) {
       const challenge = challengeFor401(req, ctx.publicOrigin());
