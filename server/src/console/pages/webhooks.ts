@@ -32,6 +32,7 @@ import {
   type EndpointRow,
 } from "../../services/webhook-endpoints";
 import { formErrors, type FieldError } from "../forms";
+import { consoleTime } from "../date-format";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
 import { requireRole } from "../session";
@@ -255,7 +256,7 @@ export function webhooksRouter(ctx: AppContext): Router {
     const user = signedIn(req);
     const secret = await revealSecret(ctx, user.company.id, user.role, param(req, "id"));
     const previous = secret.previousSecretExpiresAt
-      ? ` The previous secret also signs deliveries until ${secret.previousSecretExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.`
+      ? ` The previous secret also signs deliveries until ${consoleTime(secret.previousSecretExpiresAt)}.`
       : "";
     await notify(ctx.prisma, req, {
       kind: "success",
