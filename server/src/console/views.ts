@@ -8,7 +8,7 @@
 import path from "node:path";
 import type { Request, Response } from "express";
 import { Eta } from "eta";
-import { consoleTime } from "./date-format";
+import { consoleDate } from "./dates";
 import { navFor } from "./nav";
 import type { FieldError } from "./forms";
 
@@ -38,8 +38,7 @@ export interface Notice {
 
 /**
  * Renders `view` (a path under views/ without `.eta`, e.g. `keys/list`) inside the layout with HTTP `status`.
- * The layout gets the signed-in user, the navigation for their role, the CSRF token for forms and the notice; every
- * view gets `it.time`, the console's one date format (console/date-format.ts `consoleTime`).
+ * The layout gets the signed-in user, the navigation for their role, the CSRF token for forms and the notice.
  */
 export function renderPage(req: Request, res: Response, view: string, data: PageData, status = 200): void {
   const session = req.consoleSession;
@@ -51,7 +50,7 @@ export function renderPage(req: Request, res: Response, view: string, data: Page
     csrfToken: res.locals.csrfToken as string | undefined,
     notice: (res.locals.notice as Notice | undefined) ?? null,
     base: req.baseUrl,
-    time: consoleTime,
+    date: consoleDate,
   };
   const body = eta.render(`./${view}`, it);
   const html = eta.render("./layout", { ...it, body });

@@ -6,7 +6,7 @@
  *
  * The values come from the event bodies (CONTRACT "Previous values in update events": `changed_fields` and
  * `previous`; the new value is the body's own field). An erased body (CONTRACT "Item deletion and erasure") shows only
- * that it was erased. Timestamps are returned as Dates for the console's one date format (console/date-format.ts).
+ * that it was erased. Timestamps are returned as Dates for the console's one date format (console/dates.ts).
  */
 import { TASK_CHANGE_FIELDS, type TaskChangeField } from "@stageline/shared";
 import type { AppContext } from "../context";
