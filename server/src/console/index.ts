@@ -13,6 +13,7 @@ import express, { Router } from "express";
 import cookieParser from "cookie-parser";
 import type { AppContext } from "../context";
 import { consoleCsrfSecret, prepareSignIn } from "../services/console-sessions";
+import { eventActorOfUser, runAsEventActor } from "../services/event-actors";
 import { consoleNotFound, renderConsoleError } from "./errors";
 import { requestsRouter } from "./pages/requests";
 import { auditRouter } from "./pages/audit";
@@ -29,6 +30,7 @@ import { secondStepRouter, twoFactorRouter } from "./pages/two-factor";
 import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
 import { loadSession, requireSignedIn, requireTwoFactorSetUp } from "./session";
+import { signedIn } from "./request";
 import { ASSETS_DIR } from "./views";
 
 /** Builds the /console router. */
@@ -62,6 +64,8 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(secondStepRouter(ctx));
   router.use(inviteRouter(ctx));
   router.use(requireSignedIn);
+  // From here on the request is the signed-in user's: the events it writes record them (services/event-actors.ts).
+  router.use((req, _res, next) => runAsEventActor(eventActorOfUser(signedIn(req)), next));
   router.use(twoFactorRouter(ctx));
   router.use(requireTwoFactorSetUp);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));

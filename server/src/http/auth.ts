@@ -12,6 +12,7 @@ import type { AppContext } from "../context";
 import { assertScope, authenticate, scopesNeededBy, type AuthContext } from "../services/api-keys";
 import { AccessTokenRejected, authenticateAccessToken } from "../services/oauth-tokens";
 import { DomainError, domainError } from "../services/errors";
+import { eventActorOfAuth, runAsEventActor } from "../services/event-actors";
 import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
 import { servedOrigins } from "../oauth/served-origins";
 import { acceptedResources, challengeFor401, challengeFor403, presentedCredential } from "./bearer-challenge";
@@ -61,11 +62,12 @@ export function resolveCredential(ctx: Pick<AppContext, "prisma" | "config" | "p
 
 /**
  * Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge (a refused
- * access token's says why).
+ * access token's says why). An authenticated request runs on as its credential's actor (services/event-actors.ts): its
+ * events record who wrote them.
  */
 export function requireAuth(ctx: Pick<AppContext, "config" | "publicOrigin">): RequestHandler {
   return (req, res, next) => {
-    if (req.auth) return next();
+    if (req.auth) return runAsEventActor(eventActorOfAuth(req.auth), next);
     const err = req.authError ?? domainError("invalid_api_key", NO_CREDENTIAL_DETAIL);
     if (err.status === 401) {
       const challenge = challengeFor401(req, servedOrigins(ctx), err instanceof AccessTokenRejected ? err.description : undefined);
