@@ -31,6 +31,7 @@ import {
   type EndpointManager,
   type EndpointRow,
 } from "../../services/webhook-endpoints";
+import { utcDateTime } from "../dates";
 import { formErrors, type FieldError } from "../forms";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
@@ -114,17 +115,6 @@ const REPLAY_FIELDS: Record<string, string> = { since: "replay-since", until: "r
 function postedReplayForm(body: Record<string, unknown>): ReplayForm {
   const text = (v: unknown) => (typeof v === "string" ? v.trim() : "");
   return { since: text(body.since), until: text(body.until) };
-}
-
-/**
- * A time of the replay form as the contract's date-time: the console shows and takes times in UTC, and a
- * `datetime-local` input posts `YYYY-MM-DDTHH:MM` (seconds optional) without a zone (typed by hand, a space may
- * stand for the `T`), so `Z` is added; anything else is passed on as typed for the contract's schema to judge (a
- * full ISO 8601 time with its offset is accepted).
- */
-function utcDateTime(value: string): string {
-  const local = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/.exec(value);
-  return local ? `${local[1]}T${local[2]}${local[3] ?? ":00"}Z` : value;
 }
 
 /**
