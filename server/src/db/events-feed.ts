@@ -209,21 +209,32 @@ export async function seqWindow(
   range: { since: Date | null; until: Date | null },
   slackMs: number,
 ): Promise<{ from: bigint | null; to: bigint | null }> {
+  // The time as a row comparison with the company, ordered as the index is: only (company_id, created_at) can serve
+  // it, so the planner never walks the (created_at, id) index through other companies' events (which it did when
+  // it estimated the company had nothing after the time; console-events-db.test.ts).
   const seqAt = async (sql: string, at: Date) => {
     const rows = await query<{ seq: string }>(prisma, sql, [companyId, at]);
     return rows[0] ? BigInt(rows[0].seq) : null;
   };
   const from = range.until
     ? await seqAt(
-        `SELECT seq::text AS seq FROM webhook_events WHERE company_id = $1 AND created_at >= $2::timestamptz ORDER BY created_at LIMIT 1`,
+        SEQ_WINDOW_SQL.from,
         new Date(range.until.getTime() + slackMs),
       )
     : null;
   const to = range.since
     ? await seqAt(
-        `SELECT seq::text AS seq FROM webhook_events WHERE company_id = $1 AND created_at < $2::timestamptz ORDER BY created_at DESC LIMIT 1`,
+        SEQ_WINDOW_SQL.to,
         new Date(range.since.getTime() - slackMs),
       )
     : null;
   return { from, to };
 }
+
+/** The statements of {@link seqWindow} (`$1` company id, `$2` the time), exported for the plan checks of the tests. */
+export const SEQ_WINDOW_SQL = {
+  from: `SELECT seq::text AS seq FROM webhook_events
+     WHERE company_id = $1 AND (company_id, created_at) >= ($1, $2::timestamptz) ORDER BY company_id, created_at LIMIT 1`,
+  to: `SELECT seq::text AS seq FROM webhook_events
+     WHERE company_id = $1 AND (company_id, created_at) < ($1, $2::timestamptz) ORDER BY company_id DESC, created_at DESC LIMIT 1`,
+} as const;
