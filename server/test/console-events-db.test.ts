@@ -5,7 +5,7 @@
  * (company_id, created_at)`. Checked as oauth-client-index.test.ts checks its index: the planner's choice (EXPLAIN,
  * after ANALYZE) on tables crowded with 40,000 deliveries of 1,000 events to 40 endpoints, and the statements' results
  * there (pages of deliveries, attempts per delivery). On PGlite and PostgreSQL alike. The figures at 1,000,000
- * deliveries are in docs/console.md.
+ * deliveries are in docs/console-and-security.md.
  */
 import { SEQ_WINDOW_SQL } from "../src/db/events-feed";
 import { EVENT_DELIVERIES_SQL, listEventDeliveries, listRecentAttempts } from "../src/db/webhook-deliveries-log";
