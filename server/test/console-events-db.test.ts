@@ -3,7 +3,7 @@
  * page slow"): an event's deliveries through `webhook_deliveries (event_id)`, their newest attempts through
  * `webhook_attempts (delivery_id, attempted_at desc)`, the time range's seq bounds through `webhook_events
  * (company_id, created_at)`. Checked as oauth-client-index.test.ts checks its index: the planner's choice (EXPLAIN,
- * after ANALYZE) on tables crowded with 40,000 deliveries of 1,000 events to 40 endpoints, and the statements' results
+ * after ANALYZE) on tables crowded with 40,000 deliveries of 1,000 events to 40 endpoints and their attempts, and the statements' results
  * there (pages of deliveries, attempts per delivery). On PGlite and PostgreSQL alike. The figures at 1,000,000
  * deliveries are in docs/console-and-security.md.
  */
@@ -40,7 +40,11 @@ beforeAll(async () => {
      WHERE e.company_id = $1 AND e.id LIKE 'crowd-event-%' AND s.id LIKE 'crowd-sub-%'`,
     [t.companyId],
   );
-  // Three attempts each for the deliveries of one event.
+  // One attempt for every delivery (the crowd), and three newer ones each for the deliveries of one event.
+  await sql().query(
+    `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms)
+     SELECT d.id || '-attempt-0', d.id, d.created_at, 200, 5 FROM webhook_deliveries d WHERE d.id LIKE 'crowd-delivery-%'`,
+  );
   await sql().query(
     `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, response_status, duration_ms)
      SELECT d.id || '-attempt-' || n, d.id, d.created_at + n * interval '1 minute', CASE WHEN n = 3 THEN 200 ELSE 500 END, 10 * n
