@@ -3,8 +3,9 @@
  * pointing at a local receiver, an item created through the API arrives signed (verified with the revealed secret)
  * and shows in the delivery log and its detail view; test event, resend, pause/resume, secret rotation, outcome
  * filter, the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
- * never a secret; another company's endpoint is 404; axe-core on every page. Writes docs/console-webhooks.png when
- * UPDATE_SCREENSHOTS=1.
+ * never a secret; another company's endpoint is 404; axe-core on every page. The Developers part's Events pages
+ * (issue 40 item 4) follow the first delivery from its event (their HTTP tests: console-events.test.ts). Writes
+ * docs/console-webhooks.png when UPDATE_SCREENSHOTS=1.
  */
 import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -215,6 +216,58 @@ describe("webhook endpoints", () => {
     await page.waitForURL((u) => u.pathname === endpointUrl);
     await expect(page.getByText("item.created, item.updated, task.completed").isVisible()).resolves.toBe(true);
     await expect(page.getByText("CRM sync v2").isVisible()).resolves.toBe(true);
+  });
+});
+
+describe("Developers, Events (issue 40 item 4)", () => {
+  it("follows an event from the Developers menu to its deliveries, resends one, and shows a member no Resend (axe-core on each page)", async () => {
+    const page = adminPage;
+    // The first test's item: its item.created went to the endpoint at /crm.
+    const first = await t.server.ctx.prisma.webhookEvent.findFirstOrThrow({ where: { companyId: t.companyId, type: "item.created" }, orderBy: { seq: "asc" } });
+    await page.goto("/console/webhooks");
+    const developers = page.getByRole("navigation", { name: "Console" }).getByRole("list", { name: "Developers" });
+    await clickAndLoad(page, developers.getByRole("link", { name: "Events" }));
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Events");
+    await expect(developers.getByRole("link", { name: "Events" }).getAttribute("aria-current")).resolves.toBe("page");
+    await expectNoSeriousAxeViolations(page);
+
+    await page.getByLabel("Event", { exact: true }).selectOption("item.created");
+    await page.getByLabel("Item, task or note id (optional)").fill(first.resourceId);
+    await page.getByLabel("From (UTC, optional)").fill("2020-01-01T00:00");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+    const rows = page.getByRole("table", { name: "Events, newest first" }).getByRole("row");
+    await expect(rows.count()).resolves.toBe(2); // the header and the one event
+    await expect(rows.nth(1).innerText()).resolves.toMatch(new RegExp(`^item\\.created[^\t]*\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\t${first.resourceId}\t1 delivered$`));
+    await expectNoSeriousAxeViolations(page);
+
+    // Before earlier than From: the (GET) form is shown again with its errors (400).
+    await page.getByLabel("Before (UTC, optional)").fill("2019-01-01T00:00");
+    const refused = page.waitForResponse((r) => r.request().resourceType() === "document" && new URL(r.url()).pathname === "/console/events");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+    expect((await refused).status()).toBe(400);
+    await expect(page.getByRole("link", { name: "Before must be later than From." }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.getByLabel("Before (UTC, optional)").fill("");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+
+    await clickAndLoad(page, page.getByRole("link", { name: /^item\.created event of / }));
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Event item.created");
+    await expect(page.getByLabel("Body", { exact: true }).innerText()).resolves.toContain('"name": "Console Deal"');
+    const delivery = page.getByRole("region", { name: new RegExp(`^To ${rx.url}/crm: Delivered$`) });
+    await expect(delivery.getByRole("table", { name: /^Attempts to / }).getByRole("row").nth(1).innerText()).resolves.toMatch(/UTC\s+200\s+\d+ ms\s+None/);
+    await expectNoSeriousAxeViolations(page);
+    const sent = requestsTo("/crm").filter((r) => r.headers["webhook-id"] === first.id).length;
+    await clickAndLoad(page, delivery.getByRole("button", { name: `Resend to ${rx.url}/crm` }));
+    await expect(page.getByRole("status").innerText()).resolves.toContain("queued to be sent again");
+    await rx.waitFor(() => requestsTo("/crm").filter((r) => r.headers["webhook-id"] === first.id).length === sent + 1, "the resent delivery");
+    await expectNoSeriousAxeViolations(page);
+
+    const memberPage = await signIn(browser, t.url, member);
+    await memberPage.goto(`/console/events/${first.id}`);
+    await expect(memberPage.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Event item.created");
+    await expect(memberPage.getByRole("button", { name: /^Resend/ }).count()).resolves.toBe(0);
+    await expectNoSeriousAxeViolations(memberPage);
+    await memberPage.context().close();
   });
 });
 

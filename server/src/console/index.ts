@@ -17,6 +17,7 @@ import { eventActorOfUser, runAsEventActor } from "../services/event-actors";
 import { consoleNotFound, renderConsoleError } from "./errors";
 import { requestsRouter } from "./pages/requests";
 import { auditRouter } from "./pages/audit";
+import { eventsRouter } from "./pages/events";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
 import { NOTE_FORM_MAX_BYTES, NOTE_FORM_PATH, notesRouter } from "./pages/notes";
@@ -72,6 +73,7 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(oauthInteractionRouter(ctx));
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));
+  router.use(eventsRouter(ctx));
   router.use(pipelinesRouter(ctx));
   router.use(notesRouter(ctx));
   router.use(oauthAppsRouter(ctx));
