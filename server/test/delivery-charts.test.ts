@@ -122,17 +122,18 @@ describe("the endpoint page's charts", () => {
     const svgs = day.text.match(/<svg[^>]*class="chart"[^>]*>/g) ?? [];
     expect(svgs).toHaveLength(2);
     expect(svgs[0]).toContain('role="img"');
-    expect(svgs[0]).toContain('aria-label="Deliveries per hour, last 24 hours, by outcome"');
+    expect(svgs[0]).toContain('aria-label="Deliveries per hour, last 24 hours: delivered, failed, pending"');
     expect(svgs[1]).toContain('aria-label="Delivery latency per hour, last 24 hours, p50 and p95"');
     expect(day.text).not.toMatch(/<style|\sstyle="/);
+    expect(day.text).not.toMatch(/<g[^>]*aria-label/); // Plot's group labels: prohibited ARIA on a <g> (axe)
     const captions = [...day.text.matchAll(/<caption>([^<]*)<\/caption>/g)].map((m) => m[1]);
-    expect(captions).toEqual(expect.arrayContaining(["Deliveries per hour, last 24 hours, by outcome: the numbers of the chart"]));
+    expect(captions).toEqual(expect.arrayContaining(["Deliveries per hour, last 24 hours: delivered, failed, pending: the numbers of the chart"]));
     const rowOf = (html: string, caption: string, hour: string) => {
       const table = html.slice(html.indexOf(`<caption>${caption}`));
       const row = new RegExp(`${hour}</time></th>((?:<td>[^<]*</td>)+)`).exec(table.slice(0, table.indexOf("</table>")));
       return row ? [...row[1]!.matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1]) : null;
     };
-    const deliveriesCaption = "Deliveries per hour, last 24 hours, by outcome";
+    const deliveriesCaption = "Deliveries per hour, last 24 hours: delivered, failed, pending";
     expect(rowOf(day.text, deliveriesCaption, hourOf(recent))).toEqual(["3", "1", "0"]);
     expect(rowOf(day.text, deliveriesCaption, hourOf(new Date(now.getTime() - 5 * 3_600_000)))).toEqual(["0", "0", "0"]);
     expect(rowOf(day.text, "Delivery latency per hour, last 24 hours, p50 and p95", hourOf(recent))).toEqual(["41 ms", "900 ms"]);
@@ -140,8 +141,8 @@ describe("the endpoint page's charts", () => {
 
     const week = await http.get(`/console/webhooks/${sub}?window=7d`);
     expect(week.status).toBe(200);
-    expect(week.text).toContain('aria-label="Deliveries per hour, last 7 days, by outcome"');
-    const weekCaption = "Deliveries per hour, last 7 days, by outcome";
+    expect(week.text).toContain('aria-label="Deliveries per hour, last 7 days: delivered, failed, pending"');
+    const weekCaption = "Deliveries per hour, last 7 days: delivered, failed, pending";
     expect(rowOf(week.text, weekCaption, hourOf(threeDaysAgo))).toEqual(["1", "0", "0"]);
     const weekTable = week.text.slice(week.text.indexOf(`<caption>${weekCaption}`));
     expect(weekTable.slice(0, weekTable.indexOf("</table>")).match(/<tr><th scope="row">/g)).toHaveLength(168);

@@ -29,7 +29,7 @@ export function windowWords(window: HourWindow): string {
 /** Deliveries per hour by outcome, stacked bars. `idPrefix` keeps ids unique on a page; `whose` starts the name. */
 export function deliveriesChart(rows: readonly DeliveryHourRow[], window: HourWindow, idPrefix: string, whose = "Deliveries"): Promise<ChartView> {
   return chartView(`${idPrefix}-deliveries`, hourlySeries(rows, window, OUTCOME_SERIES), "bars", {
-    name: `${whose} per hour, ${windowWords(window)}, by outcome`,
+    name: `${whose} per hour, ${windowWords(window)}: delivered, failed, pending`,
     colors: OUTCOME_COLORS,
     yLabel: "Deliveries",
   });

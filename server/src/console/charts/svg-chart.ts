@@ -19,6 +19,7 @@ interface PlotElement {
   outerHTML: string;
   setAttribute(name: string, value: string): void;
   querySelector(selector: string): { remove(): void } | null;
+  querySelectorAll(selector: string): Iterable<{ removeAttribute(name: string): void }>;
 }
 
 /** The part of `@observablehq/plot` this module uses (its own types need the DOM library, which the server lacks). */
@@ -60,7 +61,7 @@ const HEIGHT = 260;
 
 /** What a chart says and how its series look. */
 export interface ChartStyle {
-  /** The chart's accessible name: what it shows, over which time (e.g. "Deliveries per hour, last 24 hours, by outcome"). */
+  /** The chart's accessible name: what it shows, over which time (e.g. "Deliveries per hour, last 24 hours: delivered, failed, pending"). */
   name: string;
   /** Colour of each series by key (3:1 contrast or more against white, WCAG 1.4.11). */
   colors: Record<string, string>;
@@ -74,8 +75,17 @@ function points(data: HourlySeries): { hour: Date; key: string; value: number | 
   return data.series.flatMap((s) => data.hours.map((hour, i) => ({ hour, key: s.label, value: s.values[i] ?? null })));
 }
 
+/**
+ * The SVG as a page embeds it: Plot's `<style>` removed (CSP), and Plot's `aria-label`s on its groups ("rect",
+ * "y-axis tick", ...) removed too: on a `<g>` without a role they are prohibited ARIA (axe `aria-prohibited-attr`),
+ * and inside `role="img"` nothing is read anyway. The chart's one name is on the `<svg>`.
+ */
 function finish(svg: PlotElement, style: ChartStyle): string {
   svg.querySelector("style")?.remove();
+  for (const node of svg.querySelectorAll("[aria-label], [aria-description]")) {
+    node.removeAttribute("aria-label");
+    node.removeAttribute("aria-description");
+  }
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", style.name);
   return svg.outerHTML;
