@@ -200,7 +200,7 @@ describe("webhook endpoints", () => {
     await expect(page.getByText("No deliveries with this outcome").isVisible()).resolves.toBe(true);
     await page.getByLabel("Outcome").selectOption("delivered");
     await clickAndLoad(page, page.getByRole("button", { name: "Show deliveries" }));
-    const outcomes = await page.locator("main table tbody tr td:nth-child(3)").allInnerTexts();
+    const outcomes = await page.getByRole("table", { name: "Deliveries, newest first" }).locator("tbody tr td:nth-child(3)").allInnerTexts();
     expect(outcomes.length).toBeGreaterThan(0);
     expect(new Set(outcomes)).toEqual(new Set(["Delivered"]));
     await expectNoSeriousAxeViolations(page);

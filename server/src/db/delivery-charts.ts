@@ -4,9 +4,12 @@
  * hour series (`generate_series`) with, per hour, one index-only range scan of
  * `webhook_deliveries_subscription_id_created_at_id_idx` (key subscription and created_at, carrying state and the last
  * attempt's duration; migration 20261207000000_delivery_chart_index), so no heap page and no per-row date function.
- * Measured: bench phase `charts` (bench/README.md), docs/charts.md.
+ * The statement runs with JIT off (`SET LOCAL jit = off` in a short transaction): the planner estimates 1,000 rows
+ * for a `generate_series` of timestamps and so a cost over PostgreSQL's default `jit_inline_above_cost`, and on the
+ * bench's 1,000,000 deliveries JIT compilation alone took 1,068 ms of a 7-day chart's 4.7 s (EXPLAIN ANALYZE, load 27).
+ * Measured: bench phase `console` (bench/README.md item 7), docs/charts.md.
  */
-import { run, type Executor } from "./sql";
+import { sqlOf, type Executor, type TransactionQuery } from "./sql";
 
 /** One hour of deliveries: those created in `[hour, hour + 1 h)`, counted by their state now. */
 export interface DeliveryHourRow {
@@ -48,9 +51,12 @@ export async function deliveriesPerHour(db: Executor, scope: DeliveryChartScope,
   if (lastHour.getTime() % HOUR_MS !== 0) throw new RangeError("lastHour must start a UTC hour");
   const first = new Date(lastHour.getTime() - (hours - 1) * HOUR_MS);
   const oneEndpoint = scope.subscriptionId !== undefined;
-  const rows = await run<{ hour: Date; delivered: number; failed: number; pending: number; p50: number | null; p95: number | null }>(
-    db,
-    `SELECT h.hour, c.delivered, c.failed, c.pending, c.p50, c.p95
+  type Row = { hour: Date; delivered: number; failed: number; pending: number; p50: number | null; p95: number | null };
+  const withoutJit = async (q: TransactionQuery) => {
+    await q("SET LOCAL jit = off");
+    return q<Row>(text, params);
+  };
+  const text = `SELECT h.hour, c.delivered, c.failed, c.pending, c.p50, c.p95
        FROM generate_series($2::timestamptz, $3::timestamptz, interval '1 hour') AS h(hour)
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE d.state = 'succeeded')::int AS delivered,
@@ -63,9 +69,9 @@ export async function deliveriesPerHour(db: Executor, scope: DeliveryChartScope,
           WHERE s.company_id = $1 ${oneEndpoint ? "AND s.id = $4" : ""}
             AND d.created_at >= h.hour AND d.created_at < h.hour + interval '1 hour'
        ) c
-      ORDER BY h.hour`,
-    oneEndpoint ? [scope.companyId, first, lastHour, scope.subscriptionId] : [scope.companyId, first, lastHour],
-  );
+      ORDER BY h.hour`;
+  const params = oneEndpoint ? [scope.companyId, first, lastHour, scope.subscriptionId] : [scope.companyId, first, lastHour];
+  const rows = typeof db === "function" ? await withoutJit(db) : await sqlOf(db).transaction(withoutJit);
   return rows.map((r) => ({
     hour: r.hour,
     delivered: Number(r.delivered),

@@ -112,8 +112,12 @@ function common(linkedom: LinkedomModule, data: HourlySeries, style: ChartStyle)
  */
 export async function stackedBarsSvg(data: HourlySeries, style: ChartStyle): Promise<string> {
   const { Plot, linkedom } = await loadLibraries();
+  const options = common(linkedom, data, style);
+  // Counts are whole: at most one tick per unit (a chart of 1 delivery has ticks 0 and 1, never 0.2).
+  const highest = Math.max(0, ...data.hours.map((_, i) => data.series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)));
   const svg = Plot.plot({
-    ...common(linkedom, data, style),
+    ...options,
+    y: { ...(options.y as object), ticks: Math.max(1, Math.min(5, highest)), tickFormat: ",d" },
     marks: [Plot.rectY(points(data), { x: "hour", interval: "hour", y: "value", fill: "key", insetLeft: 0.5, insetRight: 0.5 }), Plot.ruleY([0])],
   });
   return finish(svg, style);
