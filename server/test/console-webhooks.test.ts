@@ -2,7 +2,7 @@
  * The console's Webhooks pages in a real headless Chromium (helpers/console-browser.ts): an admin adds an endpoint
  * pointing at a local receiver, an item created through the API arrives signed (verified with the revealed secret)
  * and shows in the delivery log and its detail view; test event, resend, pause/resume, secret rotation, outcome
- * filter, the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
+ * filter, the charts of deliveries per hour and their tables (issue 40 item 6), the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
  * never a secret; another company's endpoint is 404; axe-core on every page. The Developers part's Events pages
  * (issue 40 item 4) follow the first delivery from its event (their HTTP tests: console-events.test.ts). Writes
  * docs/console-webhooks.png when UPDATE_SCREENSHOTS=1.
@@ -121,9 +121,22 @@ describe("webhook endpoints", () => {
     expect(new Webhook(secret).verify(received.body.toString("utf8"), received.headers)).toMatchObject({ item_id: item.item_id, name: "Console Deal" });
 
     await expect(reloadUntilRowMatches(page, /item\.created/, /Delivered\s+1\s+200\s+\d+ ms/, "the delivered entry")).resolves.toMatch(/Delivered/);
-    const row = page.getByRole("row", { name: /item\.created/ }).first();
     await expectNoSeriousAxeViolations(page);
     await updateScreenshot(page, "console-webhooks.png");
+
+    // Its charts (issue 40 item 6): pictures with a name, and the same numbers in a table behind a disclosure.
+    await expect(page.getByRole("img", { name: "Deliveries per hour, last 24 hours: delivered, failed, pending" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole("img", { name: "Delivery latency per hour, last 24 hours, p50 and p95" }).isVisible()).resolves.toBe(true);
+    await page.getByText("Table of the numbers").first().click(); // opens the <details>, no navigation
+    const numbers = page.getByRole("table", { name: "Deliveries per hour, last 24 hours: delivered, failed, pending: the numbers of the chart" });
+    await expect(numbers.getByRole("row").count()).resolves.toBe(25); // the heading row and 24 hours
+    await expect(numbers.getByRole("row", { name: /UTC 1 0 0$/ }).count()).resolves.toBe(1); // the one delivery, delivered
+    await expectNoSeriousAxeViolations(page);
+    await clickAndLoad(page, page.getByRole("link", { name: "Last 7 days" }));
+    await expect(page.getByRole("img", { name: "Deliveries per hour, last 7 days: delivered, failed, pending" }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.goto(endpointUrl);
+    const row = page.getByRole("row", { name: /item\.created/ }).first();
 
     await clickAndLoad(page, row.getByRole("link", { name: /Details/ }));
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Delivery of item.created");
@@ -188,7 +201,7 @@ describe("webhook endpoints", () => {
     await expect(page.getByText("No deliveries with this outcome").isVisible()).resolves.toBe(true);
     await page.getByLabel("Outcome").selectOption("delivered");
     await clickAndLoad(page, page.getByRole("button", { name: "Show deliveries" }));
-    const outcomes = await page.locator("main table tbody tr td:nth-child(3)").allInnerTexts();
+    const outcomes = await page.getByRole("table", { name: "Deliveries, newest first" }).locator("tbody tr td:nth-child(3)").allInnerTexts();
     expect(outcomes.length).toBeGreaterThan(0);
     expect(new Set(outcomes)).toEqual(new Set(["Delivered"]));
     await expectNoSeriousAxeViolations(page);

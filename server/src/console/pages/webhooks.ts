@@ -3,7 +3,8 @@
  * through the API, each endpoint's delivery log and one delivery in detail, for everyone; adding, editing,
  * pausing, resuming, deleting, revealing and rotating the signing secret, sending a test event, resending a
  * delivery and replaying the failed deliveries of a time range (issue 31, CONTRACT "Events feed": the API's replay)
- * for admins and owners. Thin: every handler parses the form, calls services/webhook-endpoints.ts with
+ * for admins and owners. The endpoint page charts its deliveries per hour by outcome and their latency over the last
+ * 24 hours or 7 days (`?window=24h|7d`; issue 40 item 6, console/charts/). Thin: every handler parses the form, calls services/webhook-endpoints.ts with
  * the signed-in company, and redirects (post/redirect/get). A revealed secret travels in the one-time encrypted
  * notice (console/flash.ts), never in a URL.
  */
@@ -32,6 +33,8 @@ import {
   type EndpointRow,
 } from "../../services/webhook-endpoints";
 import { consoleDate, utcDateTime } from "../dates";
+import { CHART_WINDOWS, endpointDeliveryChart, type ChartWindow } from "../../services/delivery-charts";
+import { deliveriesChart, latencyChart } from "../charts/delivery-charts";
 import { formErrors, type FieldError } from "../forms";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
@@ -176,13 +179,23 @@ export function webhooksRouter(ctx: AppContext): Router {
     }
   });
 
-  /** The endpoint page (its delivery log filtered by `?outcome=`, paged by `?cursor=`), with the replay form as given. */
+  /**
+   * The endpoint page (its delivery log filtered by `?outcome=`, paged by `?cursor=`; its charts over `?window=`, 24h
+   * unless 7d), with the replay form as given.
+   */
   const renderEndpoint = async (req: Request, res: Response, replay: ReplayForm, errors: FieldError[] = []) => {
     const requested = query(req, "outcome");
     const outcome = OUTCOMES.find((o) => o === requested);
     const cursor = query(req, "cursor");
-    const deliveries = await listEndpointDeliveries(ctx, signedIn(req).company.id, param(req, "id"), { outcome, cursor });
+    const requestedWindow = query(req, "window");
+    const window: ChartWindow = requestedWindow === "7d" ? "7d" : "24h";
+    const companyId = signedIn(req).company.id;
+    const [deliveries, chart] = await Promise.all([
+      listEndpointDeliveries(ctx, companyId, param(req, "id"), { outcome, cursor }),
+      endpointDeliveryChart(ctx, companyId, param(req, "id"), window),
+    ]);
     const endpoint = deliveries.endpoint;
+    const charts = await Promise.all([deliveriesChart(chart.rows, chart, "endpoint"), latencyChart(chart.rows, chart, "endpoint")]);
     const page = {
       title: `Webhook endpoint ${endpoint.targetUrl}`,
       endpoint,
@@ -195,6 +208,9 @@ export function webhooksRouter(ctx: AppContext): Router {
       retentionDays: ctx.config.webhookRetentionDays,
       replay,
       maxReplay: MAX_REPLAY_DELIVERIES,
+      charts,
+      chartWindow: window,
+      chartWindows: Object.keys(CHART_WINDOWS),
       errors,
     };
     renderPage(req, res, "webhooks/endpoint", page, errors.length ? 400 : 200);
