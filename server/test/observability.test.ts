@@ -359,6 +359,7 @@ describe("health and readiness probes", () => {
         status: 503,
         detail: "1 migration(s) of this build are not applied to the database.",
         checks: { database: "ok", migrations: "pending" },
+        request_id: res.headers.get("request-id"),
       });
     } finally {
       await prisma.$executeRawUnsafe(`UPDATE "_prisma_migrations" SET rolled_back_at = NULL WHERE id = $1`, last!.id);

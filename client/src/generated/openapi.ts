@@ -1196,6 +1196,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1222,6 +1223,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1248,6 +1250,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1274,6 +1277,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1297,6 +1301,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1323,6 +1328,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1350,6 +1356,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1376,6 +1383,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1401,6 +1409,9 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1428,6 +1439,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1455,6 +1467,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1482,6 +1495,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1509,6 +1523,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1533,6 +1548,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1561,6 +1577,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1588,6 +1605,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1615,6 +1633,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1642,6 +1661,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1669,6 +1689,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1695,6 +1716,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1720,6 +1742,9 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1746,6 +1771,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1774,6 +1800,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1801,6 +1828,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1827,6 +1855,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1853,6 +1882,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1880,6 +1910,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1901,6 +1932,7 @@ export interface components {
                             matches?: string[];
                             /** @enum {string} */
                             token_error?: "expired" | "wrong_resource" | "unknown";
+                            request_id?: string;
                         } | null;
                         item: components["schemas"]["Item"] | null;
                         /** @enum {string} */
@@ -1933,6 +1965,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -1960,6 +1993,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                     results?: {
                         /** @description Position of the operation in `operations`, from 0. */
                         index: number;
@@ -1981,6 +2015,7 @@ export interface components {
                             matches?: string[];
                             /** @enum {string} */
                             token_error?: "expired" | "wrong_resource" | "unknown";
+                            request_id?: string;
                         } | null;
                         task: components["schemas"]["Task"] | null;
                     }[];
@@ -2010,6 +2045,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -2036,6 +2072,7 @@ export interface components {
                     matches?: string[];
                     /** @enum {string} */
                     token_error?: "expired" | "wrong_resource" | "unknown";
+                    request_id?: string;
                 };
             };
         };
@@ -2824,6 +2861,7 @@ export interface operations {
                                 matches?: string[];
                                 /** @enum {string} */
                                 token_error?: "expired" | "wrong_resource" | "unknown";
+                                request_id?: string;
                             } | null;
                             item: components["schemas"]["Item"] | null;
                             /** @enum {string} */
@@ -3182,6 +3220,7 @@ export interface operations {
                                 matches?: string[];
                                 /** @enum {string} */
                                 token_error?: "expired" | "wrong_resource" | "unknown";
+                                request_id?: string;
                             } | null;
                             task: components["schemas"]["Task"] | null;
                         }[];
