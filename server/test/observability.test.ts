@@ -158,6 +158,7 @@ describe("metrics listener", () => {
       route: /^(unmatched|other|(\/(:?[a-z_][a-z0-9_.-]*)?)+)$/,
       outcome: /^(succeeded|retry|failed|gone)$/,
       kind: /^(deliveries|attempts|events)$/,
+      reason: /^(company_full|buffer_full|database)$/,
       le: /^([0-9.e+-]+|\+Inf)$/,
     };
     for (const s of samples.filter((x) => x.name.startsWith("stageline_"))) {

@@ -25,8 +25,8 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/connected-apps", label: "Connected apps", minRole: "member" },
   { href: "/developer-apps", label: "Developer apps", minRole: "admin" },
   // The Developers part: members read, owners and admins also act (each page checks the role of its actions).
-  { href: "/requests", label: "Requests", minRole: "member", group: "Developers" },
   { href: "/events", label: "Events", minRole: "member", group: "Developers" },
+  { href: "/requests", label: "Requests", minRole: "member", group: "Developers" },
   { href: "/team", label: "Team", minRole: "owner" },
   { href: "/audit", label: "Audit log", minRole: "admin" },
   { href: "/profile", label: "Your profile", minRole: "member" },
