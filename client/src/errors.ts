@@ -3,6 +3,7 @@
  * server's RFC 9457 problem details, one subclass per kind of failure, and `ConnectionError` when the network or a
  * timeout defeats every attempt. `errorFromResponse` is the one factory that picks the class from the status.
  */
+import { challengeParam, isInvalidTokenChallenge } from "./bearer-auth";
 import type { ItemBatchResult, Problem, ProblemFieldError, TaskBatchResult } from "./types";
 
 /** One result of a batch (items or tasks). */
@@ -91,8 +92,38 @@ export class StagelineError extends Error {
   }
 }
 
-/** 401: the API key is missing, unknown, revoked or expired (`invalid_api_key`). */
+/**
+ * 401 (`invalid_api_key`): the credentials are not valid: the API key is missing, unknown, revoked or expired, or (as
+ * `AccessTokenError`) the OAuth access token was refused.
+ */
 export class AuthenticationError extends StagelineError {}
+
+/** Why the server refused an OAuth access token (the problem's `token_error`). */
+export type AccessTokenErrorReason = "expired" | "wrong_resource" | "unknown";
+
+const TOKEN_ERROR_REASONS: readonly string[] = ["expired", "wrong_resource", "unknown"];
+
+/**
+ * 401 for an OAuth access token (CONTRACT "Connect with OAuth 2.1"): `WWW-Authenticate: Bearer error="invalid_token"`.
+ * `reason` is the problem's `token_error`: `expired`; `wrong_resource`, issued for another resource (e.g. the MCP
+ * endpoint `.../v1/ext/mcp`): a refresh would give another token for that resource, so the client does not refresh,
+ * get a token for the REST API `<origin>/v1/ext` instead; `unknown`: revoked, never issued, or expired long ago (also
+ * when the server said no more). `description` is the challenge's `error_description` ("" when absent). `code` stays
+ * the server's (`invalid_api_key`, the contract's one 401 code).
+ */
+export class AccessTokenError extends AuthenticationError {
+  /** Why the token was refused. */
+  readonly reason: AccessTokenErrorReason;
+  /** The challenge's `error_description`, e.g. "The access token was issued for resource https://.../v1/ext/mcp, ...". */
+  readonly description: string;
+  constructor(response: ErrorResponse) {
+    super(response);
+    const said = (response.problem as { token_error?: unknown } | undefined)?.token_error;
+    this.reason = typeof said === "string" && TOKEN_ERROR_REASONS.includes(said) ? (said as AccessTokenErrorReason) : "unknown";
+    this.description = challengeParam(response.headers.get("www-authenticate") ?? "", "error_description") ?? "";
+  }
+}
+
 /** 402 (`subscription_inactive`) or 403 (`insufficient_scope`, the missing scope named in `detail`). */
 export class PermissionError extends StagelineError {}
 /** 404: no such id in this company (`not_found`). */
@@ -165,7 +196,8 @@ export class ConnectionError extends Error {
 }
 
 /**
- * Builds the error for an answer with status >= 400: the subclass by status (401 Authentication, 402/403 Permission,
+ * Builds the error for an answer with status >= 400: the subclass by status (401 Authentication, or AccessToken when the
+ * server refused an OAuth access token: an `invalid_token` challenge or a `token_error`; 402/403 Permission,
  * 404 NotFound, 409 Conflict, 400/422 Validation (422 `batch_failed`: BatchFailed), 410 `cursor_expired` CursorExpired,
  * 429 RateLimit, 5xx Server; any other status the base class).
  * @param response the status, the parsed body (anything; only a JSON object counts as a problem) and headers.
@@ -174,7 +206,7 @@ export function errorFromResponse(response: { status: number; body: unknown; hea
   const problem = response.body !== null && typeof response.body === "object" && !Array.isArray(response.body) ? (response.body as Partial<Problem>) : undefined;
   const args: ErrorResponse = { status: response.status, problem, headers: response.headers };
   const s = response.status;
-  if (s === 401) return new AuthenticationError(args);
+  if (s === 401) return isInvalidTokenChallenge(s, response.headers) || (problem as { token_error?: unknown } | undefined)?.token_error !== undefined ? new AccessTokenError(args) : new AuthenticationError(args);
   if (s === 402 || s === 403) return new PermissionError(args);
   if (s === 404) return new NotFoundError(args);
   if (s === 409) return new ConflictError(args);

@@ -11,6 +11,8 @@ export { BATCH_MAX_OPERATIONS, chunkIdempotencyKey, type BatchOptions, type Batc
 export {
   StagelineError,
   AuthenticationError,
+  AccessTokenError,
+  type AccessTokenErrorReason,
   PermissionError,
   NotFoundError,
   ConflictError,

@@ -12,7 +12,7 @@
  * Request, the fetch sends it as it is (no copy, no re-wrapped Response) and openapi-fetch reads and parses the
  * answer once. A retry runs the call again, so openapi-fetch builds a fresh Request (a body stream is read once).
  */
-import { isInvalidTokenChallenge, type BearerAuth } from "./bearer-auth";
+import { shouldRenewToken, type BearerAuth } from "./bearer-auth";
 import { clock } from "./clock";
 import { ConnectionError, InvalidResponseError } from "./errors";
 import type { RateLimitGate } from "./rate-limit-gate";
@@ -41,7 +41,8 @@ export interface TransportOptions {
   gate: RateLimitGate;
   /**
    * With an OAuth access token: each attempt sends `Authorization: Bearer <current token>`, and a 401
-   * `invalid_token` challenge renews the token (when a refresh callback was given) and repeats the call once.
+   * `invalid_token` challenge renews the token (when a refresh callback was given) and repeats the call once, unless
+   * the token was issued for another resource (bearer-auth.ts `shouldRenewToken`).
    */
   bearer?: BearerAuth;
 }
@@ -86,7 +87,7 @@ export class Transport {
       }
       const { response } = result;
       const bearer = this.options.bearer;
-      if (bearer?.canRefresh && !renewed && attempt.token !== undefined && isInvalidTokenChallenge(response)) {
+      if (bearer?.canRefresh && !renewed && attempt.token !== undefined && shouldRenewToken(response.status, response.headers, result.error)) {
         // The server refused the token before doing anything: safe to send again, with a fresh token, once.
         renewed = true;
         await bearer.renew(attempt.token);

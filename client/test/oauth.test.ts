@@ -1,11 +1,13 @@
 /**
  * OAuth access tokens in the client (CONTRACT "Connect with OAuth 2.1", "Client library"): `accessToken` instead of
  * `apiKey` (exactly one), sent as `Authorization: Bearer`; a `401` with `WWW-Authenticate: Bearer error="invalid_token"`
- * calls `refreshAccessToken()` once per failure (concurrent calls share one refresh) and repeats the request once.
+ * calls `refreshAccessToken()` once per failure (concurrent calls share one refresh) and repeats the request once,
+ * unless the token was issued for another resource (issue 39); a refused token is an `AccessTokenError` saying why.
  * nock plays the server.
  */
 import nock from "nock";
-import { AuthenticationError, PermissionError, Stageline, type StagelineCredentials } from "../src";
+import { AccessTokenError, AuthenticationError, PermissionError, Stageline, type StagelineCredentials } from "../src";
+import { challengeParam } from "../src/bearer-auth";
 import { API_KEY, client, CREATE_BODY, item, ORIGIN, problem, useNock, useVirtualClock } from "./helpers/setup";
 
 useNock();
@@ -129,5 +131,54 @@ describe("refresh on 401 invalid_token", () => {
     await expect(stageline.me()).rejects.toThrow("invalid_grant");
     await expect(stageline.me()).resolves.toEqual(ME);
     expect(refresh).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("a token the server refused, said so (issue 39)", () => {
+  /** The server's answer to an MCP token on the REST API (server/src/services/oauth-tokens.ts `tokenRejection`). */
+  const said = "The access token was issued for resource https://stageline.test/v1/ext/mcp, not for https://stageline.test/v1/ext.";
+  const WRONG = {
+    "WWW-Authenticate": `Bearer error="invalid_token", error_description="${said}", resource_metadata="https://stageline.test/.well-known/oauth-protected-resource/v1/ext"`,
+  };
+  const wrongResource = problem(401, "invalid_api_key", { title: "Invalid credentials", detail: `${said} Use it there.`, token_error: "wrong_resource" });
+
+  it("a token for another resource is an AccessTokenError and spends no refresh", async () => {
+    withToken("mcp-token").get("/v1/ext/me").reply(401, wrongResource, WRONG);
+    const refresh = jest.fn(async () => "new");
+    const err: unknown = await oauthClient({ accessToken: "mcp-token", refreshAccessToken: refresh }).me().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AccessTokenError);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err).toMatchObject({ status: 401, code: "invalid_api_key", reason: "wrong_resource", description: said });
+    expect((err as Error).message).not.toMatch(/api key/i);
+    expect(refresh).not.toHaveBeenCalled();
+  });
+
+  it("an expired token, and an unknown one (the server forgets expired tokens), are refreshed once; a second refusal says why", async () => {
+    for (const reason of ["expired", "unknown"] as const) {
+      withToken("old").get("/v1/ext/me").reply(401, problem(401, "invalid_api_key", { token_error: reason }), INVALID);
+      withToken("new").get("/v1/ext/me").reply(401, problem(401, "invalid_api_key", { token_error: reason }), INVALID);
+      const refresh = jest.fn(async () => "new");
+      const err: unknown = await oauthClient({ accessToken: "old", refreshAccessToken: refresh }).me().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AccessTokenError);
+      expect(err).toMatchObject({ reason, description: "The access token expired" });
+      expect(refresh).toHaveBeenCalledTimes(1);
+    }
+  });
+
+  it("an API key's 401 stays a plain AuthenticationError; a challenge without token_error is reason unknown", async () => {
+    nock(ORIGIN).get("/v1/ext/me").reply(401, problem(401, "invalid_api_key"));
+    const keyErr: unknown = await client().me().catch((e: unknown) => e);
+    expect(keyErr).toBeInstanceOf(AuthenticationError);
+    expect(keyErr).not.toBeInstanceOf(AccessTokenError);
+    withToken("old").get("/v1/ext/me").reply(401, problem(401, "invalid_api_key"), INVALID);
+    await expect(oauthClient({ accessToken: "old" }).me()).rejects.toMatchObject({ name: "AccessTokenError", reason: "unknown" });
+  });
+
+  it("reads auth-params of a challenge, quoted (with escapes) or not", () => {
+    const challenge = 'Bearer realm="a \\"b\\"", error=invalid_token, error_description="x, y=z"';
+    expect(challengeParam(challenge, "realm")).toBe('a "b"');
+    expect(challengeParam(challenge, "error")).toBe("invalid_token");
+    expect(challengeParam(challenge, "error_description")).toBe("x, y=z");
+    expect(challengeParam(challenge, "scope")).toBeUndefined();
   });
 });

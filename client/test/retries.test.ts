@@ -130,6 +130,35 @@ describe("a 5xx or 409 waits its backoff, not the rate-limit window", () => {
   });
 });
 
+describe("503 service_unavailable (the server cannot reach its database, CONTRACT \"Errors\")", () => {
+  it("a keyed create is retried with the same key after at least Retry-After, until the database is back", async () => {
+    const keys: string[] = [];
+    const outage = () => recordingKey(keys, 503, problem(503, "service_unavailable"), { "Retry-After": "5" });
+    api()
+      .post("/v1/ext/items", CREATE_BODY)
+      .reply(outage())
+      .post("/v1/ext/items", CREATE_BODY)
+      .reply(outage())
+      .post("/v1/ext/items", CREATE_BODY)
+      .reply(recordingKey(keys, 201, item("1")));
+    await expect(client().items.create(CREATE_BODY, { idempotencyKey: "row-9" })).resolves.toMatchObject({ item_id: "1" });
+    expect(keys).toEqual(["row-9", "row-9", "row-9"]);
+    expect(time.sleeps).toHaveLength(2);
+    for (const slept of time.sleeps) expect(slept).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it("gives up after maxRetries with a ServerError carrying the code and the answer's Retry-After", async () => {
+    api().get("/v1/ext/me").times(3).reply(503, problem(503, "service_unavailable"), { "Retry-After": "5" });
+    const err = await client({ maxRetries: 2 })
+      .me()
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err).toMatchObject({ status: 503, code: "service_unavailable" });
+    expect((err as ServerError).headers.get("retry-after")).toBe("5");
+    expect(time.sleeps).toEqual([5_000, 5_000]);
+  });
+});
+
 describe("the per-attempt timeout", () => {
   it("holds with a custom fetch that ignores the abort signal", async () => {
     const hanging: typeof fetch = () => new Promise<Response>(() => {});

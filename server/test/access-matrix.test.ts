@@ -6,8 +6,12 @@
  * Issue 32: an OAuth access token (records written per docs/oauth-storage.md, helpers/oauth-records.ts) with each
  * scope is tried on every endpoint like a key with that scope, and an expired token, a token for the MCP endpoint, a
  * revoked grant's token and another company's token like their key counterparts.
+ * Issue 40: the console's Developers pages (a session, not a key) × signed out, each role and another company's
+ * admin: the lowest role each allows, 403 below it, 404 for another company's ids, sign-in when signed out.
  */
 import { SCOPES, type Scope } from "@stageline/shared";
+import type { Role } from "../src/services/users";
+import { consoleOverHttp, createConsoleUser, type ConsoleHttp } from "./helpers/console-browser";
 import { bearer, issueAccessToken, revokeGrant } from "./helpers/oauth-records";
 import { startTestServerWithRateLimit, type TestServer } from "./helpers/test-server";
 
@@ -220,4 +224,73 @@ describe("access matrix", () => {
       });
     },
   );
+});
+
+/** A console page of the Developers part (issue 40 item 4), by the session that asks. */
+interface ConsolePage {
+  method: "GET" | "POST";
+  path: (f: Fixture) => string;
+  /** The lowest role allowed (members read; owners and admins act). */
+  minRole: Role;
+  /** Status of a successful call (a POST redirects: post/redirect/get). */
+  success: number;
+  /** Whether the path names the company's resources (another company's admin gets 404). */
+  ids: boolean;
+}
+
+const CONSOLE_PAGES: ConsolePage[] = [
+  { method: "GET", path: () => "/console/events", minRole: "member", success: 200, ids: false },
+  { method: "GET", path: (f) => `/console/events?resource_id=${f.itemId}&event=item.created&since=2020-01-01T00:00`, minRole: "member", success: 200, ids: false },
+  { method: "GET", path: (f) => `/console/events/${f.eventId}`, minRole: "member", success: 200, ids: true },
+  { method: "POST", path: (f) => `/console/events/${f.eventId}/deliveries/${f.deliveryId}/resend`, minRole: "admin", success: 303, ids: true },
+];
+
+const ROLES: Role[] = ["member", "admin", "owner"];
+const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
+
+describe("console access matrix (Developers pages)", () => {
+  let t: TestServer;
+  let sessions: Record<Role, ConsoleHttp>;
+  let otherAdmin: ConsoleHttp;
+  let f: Fixture;
+
+  beforeAll(async () => {
+    t = await startTestServerWithRateLimit(100_000);
+    sessions = {} as Record<Role, ConsoleHttp>;
+    for (const role of ROLES) sessions[role] = await consoleOverHttp(t.url, await createConsoleUser(t, role));
+    const other = await t.newCompany("Other Co");
+    otherAdmin = await consoleOverHttp(t.url, await createConsoleUser(t, "admin", other.companyId));
+    const hook = await t.request("POST", "/v1/ext/webhooks", { target_url: "http://127.0.0.1:9/matrix", event: "item.created" });
+    const item = await t.request("POST", "/v1/ext/items", { name: "Matrix item", pipeline_id: t.pipeline.id, stage_id: t.pipeline.stages[0]!.id });
+    const delivery = await t.server.ctx.prisma.webhookDelivery.findFirstOrThrow({ where: { subscriptionId: hook.body.id } });
+    f = { itemId: item.body.item_id, taskId: "", noteId: "", pipelineId: t.pipeline.id, stageId: "", webhookId: hook.body.id, deliveryId: delivery.id, eventId: delivery.eventId };
+  }, 120_000); // a server and four console users (password hashing) on a shared, loaded machine
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const call = (page: ConsolePage, who: ConsoleHttp) =>
+    page.method === "GET" ? who.get(page.path(f)) : who.post(page.path(f), new URLSearchParams(), "/console/events");
+
+  describe.each(CONSOLE_PAGES.map((p) => [`${p.method} ${p.path({ itemId: "{item}", eventId: "{event}", deliveryId: "{delivery}" } as Fixture)}`, p] as const))("%s", (_name, page) => {
+    it("signed out: a GET is sent to sign in, a POST is refused (no CSRF token, no session)", async () => {
+      const res = await fetch(t.url + page.path(f), { method: page.method, headers: { origin: t.url }, redirect: "manual" });
+      if (page.method === "GET") {
+        expect(res.status).toBe(303);
+        expect(res.headers.get("location")).toMatch(/^\/console\/sign-in/);
+      } else expect(res.status).toBe(403);
+    });
+
+    it.each(ROLES)("as %s: success when the role allows it, else 403", async (role) => {
+      const res = await call(page, sessions[role]);
+      expect(res.status).toBe(RANK[role] >= RANK[page.minRole] ? page.success : 403);
+    });
+
+    it(`another company's admin: ${page.ids ? "404" : "its own data"}`, async () => {
+      const res = await call(page, otherAdmin);
+      expect(res.status).toBe(page.ids ? 404 : page.success);
+      // Nothing of the event shows: a 404 names only the id asked for, a list only the asking company's events.
+      expect(res.text).not.toContain(page.ids ? f.itemId : f.eventId);
+    });
+  });
 });

@@ -10,6 +10,7 @@
  * PostgreSQL too) handle the batch's own duplicates in order, and concurrent batches of the same emails in different
  * orders, beside single upserts, make one item per email. Both databases.
  */
+import { expectReplayedProblem } from "./helpers/replayed-problem";
 import { CLI_ACTOR } from "../src/services/audit-log";
 import { createUser } from "../src/services/users";
 import { awayFromWindowEnd } from "./helpers/fixed-window";
@@ -34,7 +35,15 @@ const eventCount = () => t.server.ctx.prisma.webhookEvent.count({ where: { compa
 const itemCount = () => t.server.ctx.prisma.item.count({ where: { companyId: t.companyId } });
 /** A problem without its `detail` (the batch may word the detail of a 400 differently: "operation" for "request body"). */
 const withoutDetail = (p: Record<string, unknown>) => {
-  const { detail: _detail, ...rest } = p;
+  const { detail: _detail, request_id: _id, ...rest } = p;
+  return rest;
+};
+/**
+ * A single request's problem body as a batch result carries it: without `request_id`, which names the single request
+ * (the batch's own id is its response's Request-Id; CONTRACT "Request ids and the request log").
+ */
+const asBatchResult = (p: Record<string, unknown>) => {
+  const { request_id: _id, ...rest } = p;
   return rest;
 };
 
@@ -83,9 +92,9 @@ describe("items batch: non-atomic", () => {
 
     // Same problem bodies as the single requests.
     const single422 = await api("POST", "/v1/ext/items", badStage);
-    expect(results[1]!.problem).toEqual(single422.body);
+    expect(results[1]!.problem).toEqual(asBatchResult(single422.body));
     const single404 = await api("PATCH", `/v1/ext/items/${foreign.body.item_id}`, { name: "Not yours" });
-    expect(results[3]!.problem).toEqual(single404.body);
+    expect(results[3]!.problem).toEqual(asBatchResult(single404.body));
     const single400 = await api("POST", "/v1/ext/items", { name: "" });
     expect(withoutDetail(results[8]!.problem)).toEqual(withoutDetail(single400.body));
 
@@ -167,7 +176,7 @@ describe("items batch: upserts that create are committed together (PostgreSQL), 
       [200, "updated"],
     ]);
     // The invalid one answers in its place what it answers alone; the group's other creates are applied.
-    expect(results[1]!.problem).toEqual((await api("POST", "/v1/ext/items/upsert", createBody({ name: "Bad", metadata: { email: "not-an-email" } }))).body);
+    expect(results[1]!.problem).toEqual(asBatchResult((await api("POST", "/v1/ext/items/upsert", createBody({ name: "Bad", metadata: { email: "not-an-email" } }))).body));
     const [idA, idB, idC] = [results[0]!.item!.item_id, results[2]!.item!.item_id, results[4]!.item!.item_id];
     expect([results[3]!.item!.item_id, results[6]!.item!.item_id, results[5]!.item!.item_id]).toEqual([idA, idA, idB]);
     expect(results[6]!.item).toMatchObject({ name: "A3", version: 3 });
@@ -406,7 +415,7 @@ describe("batch idempotency", () => {
     const again = await api("POST", ITEMS, body, undefined, { "Idempotency-Key": key });
     expect(again.status).toBe(422);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.body).toEqual(first.body);
+    expectReplayedProblem(again, first);
   });
 
   it("a concurrent duplicate gets 409 idempotency_key_in_use or the replay; the batch runs once", async () => {
@@ -450,7 +459,7 @@ describe("tasks batch", () => {
     expect(res.body.results[0].task).toMatchObject({ title: "Call", item_id: item.item_id });
     expect(res.body.results[2].task).toMatchObject({ task_id: mine.body.task_id, is_completed: true });
     const single = await api("POST", "/v1/ext/tasks", { title: "Linked elsewhere", due_at: "2026-12-02T09:00:00Z", assigned_to: "me", item_id: theirItem.body.item_id });
-    expect(res.body.results[1].problem).toEqual(single.body);
+    expect(res.body.results[1].problem).toEqual(asBatchResult(single.body));
     expect((await api("GET", `/v1/ext/tasks/${theirTask.body.task_id}`, undefined, other.apiKey)).body.title).toBe("Theirs");
     const events = await t.server.ctx.prisma.webhookEvent.findMany({ where: { companyId: t.companyId, resourceId: mine.body.task_id }, orderBy: { seq: "asc" } });
     expect(events.map((e) => e.type)).toEqual(["task.created", "task.updated", "task.completed"]);

@@ -134,7 +134,7 @@ it("shows a member the key names, prefixes and statuses without any write contro
   await expect(page.getByRole("row", { name: /Test key/ }).count()).resolves.toBe(1);
   await expect(page.getByRole("row", { name: /Old pilot/ }).innerText()).resolves.toMatch(/expired$/);
   await expect(page.getByRole("link", { name: /Revoke|Rename/ }).count()).resolves.toBe(0);
-  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Connected apps", "Your profile", "Two-factor sign-in"]);
+  await expect(page.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Connected apps", "Events", "Requests", "Your profile", "Two-factor sign-in"]);
   await expectNoSeriousAxeViolations(page);
   await page.context().close();
 });

@@ -74,3 +74,29 @@ it("adds a note, pins it above the older one, edits it, and deletes it after con
   await expect(page.getByRole("article").allInnerTexts()).resolves.toEqual([expect.stringContaining("An older note from Zapier")]);
   expect(dialogs).toEqual([]);
 });
+
+it("shows the item's Activity: labelled for screen readers, newest first, who did what, erased events said so", async () => {
+  // Runs after the walk-through above: a note from the API, then the admin's note added, pinned, edited and deleted.
+  await page.goto(itemUrl);
+  const activity = page.getByRole("region", { name: "Activity" });
+  const list = activity.getByRole("list", { name: "Activity of this item, newest first" });
+  const entries = await list.getByRole("listitem").allInnerTexts();
+  const lines = entries.map((text) => text.split("\n")[0]!.replace(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/, "TIME"));
+  expect(lines).toEqual([
+    expect.stringMatching(/^Note deleted by admin-.+, TIME$/),
+    expect.stringMatching(/^Note changed by admin-.+, TIME$/),
+    expect.stringMatching(/^Note changed by admin-.+, TIME$/),
+    expect.stringMatching(/^Note added by admin-.+, TIME$/),
+    'Note added by API key "Test key", TIME',
+    expect.stringMatching(/^Item created in stage ".+", status ".+" by API key "Test key", TIME$/),
+  ]);
+  // The deleted note's events keep no text; the API's note shows its own, in a table named for screen readers.
+  expect(entries.slice(0, 4).every((text) => text.includes("Erased"))).toBe(true);
+  expect(entries.join("\n")).not.toContain("Call Ada");
+  const added = list.getByRole("table", { name: /^Note added, .+ UTC: previous and new values$/ });
+  await expect(added.getByRole("row", { name: /Text Not set An older note from Zapier/ }).count()).resolves.toBe(1);
+  await expect(page.getByRole("term").filter({ hasText: "Created" }).locator("xpath=following-sibling::dd[1]").innerText()).resolves.toMatch(
+    /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+  );
+  await expectNoSeriousAxeViolations(page);
+});

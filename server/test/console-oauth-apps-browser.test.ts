@@ -62,7 +62,7 @@ it("registers an app (secret shown once), revokes a connection to it after confi
   });
   await clickAndLoad(page, page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Connected apps" }));
   const connected = page.getByRole("row", { name: /Acme <sync>/ });
-  await expect(connected.innerText()).resolves.toMatch(new RegExp(`items:read, offline_access\\s+${env.user.email.replace(/[.]/g, "\\.")}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+Never`));
+  await expect(connected.innerText()).resolves.toMatch(new RegExp(`items:read, offline_access\\s+${env.user.email.replace(/[.]/g, "\\.")}\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\\s+Never`));
   await expectNoSeriousAxeViolations(page);
   await clickAndLoad(page, connected.getByRole("link", { name: /Revoke/ }));
   await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe('Revoke access of "Acme <sync>"?');

@@ -126,7 +126,7 @@ it("answers 404 for another company's user and 403 to an admin", async () => {
   const admin = await createConsoleUser(env.t, "admin");
   const adminPage = await signIn(env.browser, env.t.url, admin);
   expect((await adminPage.goto("/console/team"))!.status()).toBe(403);
-  await expect(adminPage.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Connected apps", "Developer apps", "Audit log", "Your profile", "Two-factor sign-in"]);
+  await expect(adminPage.getByRole("navigation", { name: "Console" }).getByRole("link").allInnerTexts()).resolves.toEqual(["API keys", "Webhooks", "Pipelines", "Connected apps", "Developer apps", "Events", "Requests", "Audit log", "Your profile", "Two-factor sign-in"]);
   await adminPage.context().close();
   await page.context().close();
 });

@@ -2,9 +2,10 @@
  * The console's Webhooks pages in a real headless Chromium (helpers/console-browser.ts): an admin adds an endpoint
  * pointing at a local receiver, an item created through the API arrives signed (verified with the revealed secret)
  * and shows in the delivery log and its detail view; test event, resend, pause/resume, secret rotation, outcome
- * filter, the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
- * never a secret; another company's endpoint is 404; axe-core on every page. Writes docs/console-webhooks.png when
- * UPDATE_SCREENSHOTS=1.
+ * filter, the charts of deliveries per hour and their tables (issue 40 item 6), the replay form (its error state too; the replay itself over HTTP in console-webhooks-replay.test.ts); REST hooks made through the API are listed and deletable; a member sees but cannot change anything and
+ * never a secret; another company's endpoint is 404; axe-core on every page. The Developers part's Events pages
+ * (issue 40 item 4) follow the first delivery from its event (their HTTP tests: console-events.test.ts). Writes
+ * docs/console-webhooks.png when UPDATE_SCREENSHOTS=1.
  */
 import type { Browser, Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
@@ -120,9 +121,22 @@ describe("webhook endpoints", () => {
     expect(new Webhook(secret).verify(received.body.toString("utf8"), received.headers)).toMatchObject({ item_id: item.item_id, name: "Console Deal" });
 
     await expect(reloadUntilRowMatches(page, /item\.created/, /Delivered\s+1\s+200\s+\d+ ms/, "the delivered entry")).resolves.toMatch(/Delivered/);
-    const row = page.getByRole("row", { name: /item\.created/ }).first();
     await expectNoSeriousAxeViolations(page);
     await updateScreenshot(page, "console-webhooks.png");
+
+    // Its charts (issue 40 item 6): pictures with a name, and the same numbers in a table behind a disclosure.
+    await expect(page.getByRole("img", { name: "Deliveries per hour, last 24 hours: delivered, failed, pending" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole("img", { name: "Delivery latency per hour, last 24 hours, p50 and p95" }).isVisible()).resolves.toBe(true);
+    await page.getByText("Table of the numbers").first().click(); // opens the <details>, no navigation
+    const numbers = page.getByRole("table", { name: "Deliveries per hour, last 24 hours: delivered, failed, pending: the numbers of the chart" });
+    await expect(numbers.getByRole("row").count()).resolves.toBe(25); // the heading row and 24 hours
+    await expect(numbers.getByRole("row", { name: /UTC 1 0 0$/ }).count()).resolves.toBe(1); // the one delivery, delivered
+    await expectNoSeriousAxeViolations(page);
+    await clickAndLoad(page, page.getByRole("link", { name: "Last 7 days" }));
+    await expect(page.getByRole("img", { name: "Deliveries per hour, last 7 days: delivered, failed, pending" }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.goto(endpointUrl);
+    const row = page.getByRole("row", { name: /item\.created/ }).first();
 
     await clickAndLoad(page, row.getByRole("link", { name: /Details/ }));
     await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Delivery of item.created");
@@ -187,7 +201,7 @@ describe("webhook endpoints", () => {
     await expect(page.getByText("No deliveries with this outcome").isVisible()).resolves.toBe(true);
     await page.getByLabel("Outcome").selectOption("delivered");
     await clickAndLoad(page, page.getByRole("button", { name: "Show deliveries" }));
-    const outcomes = await page.locator("main table tbody tr td:nth-child(3)").allInnerTexts();
+    const outcomes = await page.getByRole("table", { name: "Deliveries, newest first" }).locator("tbody tr td:nth-child(3)").allInnerTexts();
     expect(outcomes.length).toBeGreaterThan(0);
     expect(new Set(outcomes)).toEqual(new Set(["Delivered"]));
     await expectNoSeriousAxeViolations(page);
@@ -215,6 +229,58 @@ describe("webhook endpoints", () => {
     await page.waitForURL((u) => u.pathname === endpointUrl);
     await expect(page.getByText("item.created, item.updated, task.completed").isVisible()).resolves.toBe(true);
     await expect(page.getByText("CRM sync v2").isVisible()).resolves.toBe(true);
+  });
+});
+
+describe("Developers, Events (issue 40 item 4)", () => {
+  it("follows an event from the Developers menu to its deliveries, resends one, and shows a member no Resend (axe-core on each page)", async () => {
+    const page = adminPage;
+    // The first test's item: its item.created went to the endpoint at /crm.
+    const first = await t.server.ctx.prisma.webhookEvent.findFirstOrThrow({ where: { companyId: t.companyId, type: "item.created" }, orderBy: { seq: "asc" } });
+    await page.goto("/console/webhooks");
+    const developers = page.getByRole("navigation", { name: "Console" }).getByRole("list", { name: "Developers" });
+    await clickAndLoad(page, developers.getByRole("link", { name: "Events" }));
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Events");
+    await expect(developers.getByRole("link", { name: "Events" }).getAttribute("aria-current")).resolves.toBe("page");
+    await expectNoSeriousAxeViolations(page);
+
+    await page.getByLabel("Event", { exact: true }).selectOption("item.created");
+    await page.getByLabel("Item, task or note id (optional)").fill(first.resourceId);
+    await page.getByLabel("From (UTC, optional)").fill("2020-01-01T00:00");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+    const rows = page.getByRole("table", { name: "Events, newest first" }).getByRole("row");
+    await expect(rows.count()).resolves.toBe(2); // the header and the one event
+    await expect(rows.nth(1).innerText()).resolves.toMatch(new RegExp(`^item\\.created[^\t]*\t\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC\t${first.resourceId}\t1 delivered$`));
+    await expectNoSeriousAxeViolations(page);
+
+    // Before earlier than From: the (GET) form is shown again with its errors (400).
+    await page.getByLabel("Before (UTC, optional)").fill("2019-01-01T00:00");
+    const refused = page.waitForResponse((r) => r.request().resourceType() === "document" && new URL(r.url()).pathname === "/console/events");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+    expect((await refused).status()).toBe(400);
+    await expect(page.getByRole("link", { name: "Before must be later than From." }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page);
+    await page.getByLabel("Before (UTC, optional)").fill("");
+    await clickAndLoad(page, page.getByRole("button", { name: "Show events" }));
+
+    await clickAndLoad(page, page.getByRole("link", { name: /^item\.created event of / }));
+    await expect(page.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Event item.created");
+    await expect(page.getByLabel("Body", { exact: true }).innerText()).resolves.toContain('"name": "Console Deal"');
+    const delivery = page.getByRole("region", { name: new RegExp(`^To ${rx.url}/crm: Delivered$`) });
+    await expect(delivery.getByRole("table", { name: /^Attempts to / }).getByRole("row").nth(1).innerText()).resolves.toMatch(/UTC\s+200\s+\d+ ms\s+None/);
+    await expectNoSeriousAxeViolations(page);
+    const sent = requestsTo("/crm").filter((r) => r.headers["webhook-id"] === first.id).length;
+    await clickAndLoad(page, delivery.getByRole("button", { name: `Resend to ${rx.url}/crm` }));
+    await expect(page.getByRole("status").innerText()).resolves.toContain("queued to be sent again");
+    await rx.waitFor(() => requestsTo("/crm").filter((r) => r.headers["webhook-id"] === first.id).length === sent + 1, "the resent delivery");
+    await expectNoSeriousAxeViolations(page);
+
+    const memberPage = await signIn(browser, t.url, member);
+    await memberPage.goto(`/console/events/${first.id}`);
+    await expect(memberPage.getByRole("heading", { level: 1 }).innerText()).resolves.toBe("Event item.created");
+    await expect(memberPage.getByRole("button", { name: /^Resend/ }).count()).resolves.toBe(0);
+    await expectNoSeriousAxeViolations(memberPage);
+    await memberPage.context().close();
   });
 });
 

@@ -5,6 +5,7 @@
  * request runs; 400 for a malformed key; scoped to the company; 4xx replayed; expired keys ignored and purged.
  * On PostgreSQL (TEST_DATABASE_URL) also: exactly one item from concurrent retries spread over two server processes.
  */
+import { expectReplayedProblem } from "./helpers/replayed-problem";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { purgeExpiredKeys } from "../src/db/idempotency";
@@ -120,7 +121,7 @@ describe("Idempotency-Key on POST /v1/ext/items", () => {
     const again400 = await t.request("POST", "/v1/ext/items", bad, undefined, h400);
     expect(again400.status).toBe(400);
     expect(again400.headers.get("idempotent-replayed")).toBe("true");
-    expect(again400.body).toEqual(first400.body);
+    expectReplayedProblem(again400, first400);
 
     const h422 = key("bad-ref");
     const badRef = { ...itemBody(), stage_id: "no-such-stage" };
@@ -130,7 +131,7 @@ describe("Idempotency-Key on POST /v1/ext/items", () => {
     const again422 = await t.request("POST", "/v1/ext/items", badRef, undefined, h422);
     expect(again422.status).toBe(422);
     expect(again422.headers.get("idempotent-replayed")).toBe("true");
-    expect(again422.body).toEqual(first422.body);
+    expectReplayedProblem(again422, first422);
     // The key is spent on that request: a corrected body needs a new key.
     const corrected = await t.request("POST", "/v1/ext/items", itemBody(), undefined, h422);
     expect(corrected.body.code).toBe("idempotency_key_reused");
@@ -272,7 +273,7 @@ describe("Idempotency-Key on POST /v1/ext/tasks and /v1/ext/webhooks", () => {
     expect(firstBad.status).toBe(422);
     const againBad = await t.request("POST", "/v1/ext/webhooks", bad, undefined, h2);
     expect(againBad.headers.get("idempotent-replayed")).toBe("true");
-    expect(againBad.body).toEqual(firstBad.body);
+    expectReplayedProblem(againBad, firstBad);
   });
 
   it("does not store responses refused before the create (403 insufficient scope)", async () => {

@@ -158,6 +158,55 @@ describe("the MCP endpoint's rate limit against batches (one server, 60 per wind
     expect(remainingOf(more)).toBe(0);
   });
 
+  it("refuses a batch with an id null before running or reserving anything: it costs one unit (issue 39 item 4)", async () => {
+    const company = await t.newCompany("Null id");
+    const batch = toolCalls(30, "create_item", (i) => ({ pipeline_id: company.pipeline.id, stage_id: company.pipeline.stages[0]!.id, name: `Null ${i}` }));
+    (batch[29] as { id: unknown }).id = null;
+    const res = await post(t.url, batch, { "x-api-key": company.apiKey, "mcp-protocol-version": "2025-03-26" });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    expect(body.error.message).toMatch(/batch message 29 has the id null/);
+    expect(remainingOf(res)).toBe(LIMIT - 1);
+    expect(await itemCount(company.companyId)).toBe(0);
+    // The window is intact: the next request sees 58 left.
+    expect(remainingOf(await post(t.url, { jsonrpc: "2.0", id: 1, method: "ping" }, { "x-api-key": company.apiKey, "mcp-protocol-version": "2025-03-26" }))).toBe(LIMIT - 2);
+  });
+
+  it("refuses a batch of 80 create_item sharing id 1 before any call runs: nothing created, one unit (issue 39 item 4)", async () => {
+    const company = await t.newCompany("Same id");
+    const batch = toolCalls(80, "create_item", (i) => ({ pipeline_id: company.pipeline.id, stage_id: company.pipeline.stages[0]!.id, name: `Same ${i}` })).map((m) => ({ ...(m as object), id: 1 }));
+    const res = await post(t.url, batch, { "x-api-key": company.apiKey, "mcp-protocol-version": "2025-03-26" });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    expect(body.error.message).toMatch(/batch messages 0 and 1 share the id 1/);
+    expect(remainingOf(res)).toBe(LIMIT - 1);
+    expect(await itemCount(company.companyId)).toBe(0);
+  });
+
+  it.each([
+    ["ids 7 and \"7\" (the same id as text)", [{ id: 7 }, { id: "7" }], /share the id "7"/],
+    ["a fractional id", [{ id: 1.5 }], /has the id 1\.5/],
+    ["an object id", [{ id: { a: 1 } }], /has the id \{"a":1\}/],
+    ["a message without jsonrpc", [{ id: 1, jsonrpc: undefined }], /batch message 0 is not a JSON-RPC 2\.0 message/],
+    ["initialize beside another message", [{ id: 1, method: "initialize", params: { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "x", version: "1" } } }, { id: 2 }], /batch message 0 is initialize/],
+  ])("refuses a batch with %s before reserving anything", async (_case, overrides, reason) => {
+    const { key } = await t.newKey();
+    const batch = overrides.map((o) => ({ jsonrpc: "2.0", method: "tools/call", params: { name: "describe_pipelines", arguments: {} }, ...o }));
+    const res = await post(t.url, batch, { "x-api-key": key, "mcp-protocol-version": "2025-03-26" });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as any).error).toMatchObject({ code: -32600, message: expect.stringMatching(reason) });
+    expect(remainingOf(res)).toBe(LIMIT - 1);
+  });
+
+  it("an empty batch is refused and costs one unit", async () => {
+    const { key } = await t.newKey();
+    const res = await post(t.url, [], { "x-api-key": key, "mcp-protocol-version": "2025-03-26" });
+    expect(res.status).toBe(400);
+    expect(remainingOf(res)).toBe(LIMIT - 1);
+  });
+
   it("refuses a batch of more than 100 messages before reserving anything", async () => {
     const { key } = await t.newKey();
     const res = await post(t.url, toolCalls(101, "describe_pipelines", () => ({})), { "x-api-key": key, "mcp-protocol-version": "2025-03-26" });

@@ -24,6 +24,8 @@ let docs: https.Server;
 let base = "";
 let fetched: string[] = [];
 const bodies: Record<string, () => string> = {};
+/** Response headers of a document path beside its content type (e.g. Cache-Control). */
+const docHeaders: Record<string, Record<string, string>> = {};
 
 beforeAll(async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cimd-"));
@@ -39,7 +41,7 @@ beforeAll(async () => {
     fetched.push(req.url ?? "");
     const body = bodies[req.url ?? ""];
     if (!body) return res.writeHead(404).end();
-    res.writeHead(200, { "content-type": "application/json" }).end(body());
+    res.writeHead(200, { "content-type": "application/json", ...docHeaders[req.url ?? ""] }).end(body());
   });
   await new Promise<void>((resolve) => docs.listen(0, "127.0.0.1", resolve));
   base = `https://localhost:${(docs.address() as AddressInfo).port}`;
@@ -153,4 +155,55 @@ it("the metadata fetch itself refuses non-public addresses, and loopback in prod
   // A hostname is judged on the addresses it resolves to, inside the connection's own lookup.
   await expect(prod(`${base}/apps/agent.json`)).rejects.toThrow(/refused: localhost resolves to/);
   await expect(test("http://localhost/app.json")).rejects.toThrow(/https only/);
+});
+
+describe("a metadata document is fetched at most once per authorization request, cached within its Cache-Control (issue 39 item 3)", () => {
+  const agent = (p: string) => {
+    const clientId = `${base}${p}`;
+    bodies[p] = () => JSON.stringify({ client_id: clientId, client_name: "Cached Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
+    return clientId;
+  };
+  const authorize = async (clientId: string) => (await new TestBrowser(t.url).get(authUrl(clientId, "v".repeat(43), "s").href)).status;
+  const count = (p: string) => fetched.filter((u) => u === p).length;
+
+  it("a document that cannot be fetched is tried once, not again by the error handler", async () => {
+    fetched = [];
+    expect(await authorize(`${base}/apps/missing.json`)).toBe(400);
+    expect(count("/apps/missing.json")).toBe(1);
+    // The next authorization request tries again (a failure is not cached).
+    expect(await authorize(`${base}/apps/missing.json`)).toBe(400);
+    expect(count("/apps/missing.json")).toBe(2);
+  });
+
+  it("keeps a document as long as its max-age says, at most one hour, and not at all when it says no-store", async () => {
+    fetched = [];
+    const cached = agent("/apps/max-age.json");
+    docHeaders["/apps/max-age.json"] = { "cache-control": "public, max-age=600" };
+    const uncached = agent("/apps/no-store.json");
+    docHeaders["/apps/no-store.json"] = { "cache-control": "no-store" };
+    const day = agent("/apps/a-day.json");
+    docHeaders["/apps/a-day.json"] = { "cache-control": "max-age=86400" };
+    for (const id of [cached, uncached, day, cached, uncached, day]) expect(await authorize(id)).toBe(200); // the console's sign-in page
+    expect([count("/apps/max-age.json"), count("/apps/no-store.json"), count("/apps/a-day.json")]).toEqual([1, 2, 1]);
+    // An hour and a second later the day-long document is fetched again; the 10-minute one too.
+    const now = Date.now();
+    const later = jest.spyOn(Date, "now").mockReturnValue(now + 3_601_000);
+    try {
+      expect(await authorize(day)).toBe(200);
+      expect(await authorize(cached)).toBe(200);
+    } finally {
+      later.mockRestore();
+    }
+    expect([count("/apps/max-age.json"), count("/apps/a-day.json")]).toEqual([2, 2]);
+  });
+
+  it("never fetches a client_id URL without a path", async () => {
+    fetched = [];
+    for (const clientId of [base, `${base}/`, `${base}?app=1`]) {
+      const page = await new TestBrowser(t.url).get(authUrl(clientId, "v".repeat(43), "s").href);
+      expect(page.status).toBe(400);
+      expect(page.text).toContain("must have a path");
+    }
+    expect(fetched).toEqual([]);
+  });
 });

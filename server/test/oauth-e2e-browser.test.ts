@@ -12,49 +12,27 @@
  * Developer apps, used as n8n's OAuth2 credential uses it (`resource` and `prompt=consent` on the authorization
  * request only, client_secret_basic at the token endpoint), refreshed by `@stageline/client`'s `refreshAccessToken`.
  */
-import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import {
   Client,
   StreamableHTTPClientTransport,
   UnauthorizedError,
   auth,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
 } from "@modelcontextprotocol/client";
 import { Stageline } from "@stageline/client";
 import type { Page } from "playwright-core";
 import { BROWSER_TEST_TIMEOUT_MS, clickAndLoad, signIn, useConsoleTestServer } from "./helpers/console-browser";
 import { startTestServer } from "./helpers/test-server";
+import { selfSignedCert } from "./helpers/metadata-document-server";
+import { MemoryOAuthProvider } from "./helpers/mcp-oauth-provider";
 import { registerClient } from "../src/services/oauth-clients";
 
 jest.setTimeout(BROWSER_TEST_TIMEOUT_MS * 2);
 
-/** A self-signed certificate for the loopback https server that serves the Client ID Metadata Document. */
-function selfSigned(): { cert: string; key: string } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "e2e-cimd-"));
-  try {
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-      "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
-    return { cert: readFileSync(path.join(dir, "cert.pem"), "utf8"), key: readFileSync(path.join(dir, "key.pem"), "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const tls = selfSigned();
+const tls = selfSignedCert();
 const env = useConsoleTestServer("admin", () => startTestServer({ oauthMetadataCa: tls.cert }));
 let app: http.Server;
 let docs: https.Server;
@@ -82,61 +60,6 @@ afterAll(async () => {
   docs?.closeAllConnections();
   await Promise.all([new Promise((r) => app?.close(r)), new Promise((r) => docs?.close(r))]);
 });
-
-/**
- * An MCP client's OAuth state kept in memory: what a real MCP host persists between the redirect and the callback.
- * `authorizationUrl` is where the SDK sent the user agent (the test's browser goes there).
- */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  info?: StoredOAuthClientInformation;
-  saved?: StoredOAuthTokens;
-  verifier = "";
-  discovery?: OAuthDiscoveryState;
-  authorizationUrl?: URL;
-  tokenSaves = 0;
-  constructor(
-    private readonly name: string,
-    readonly clientMetadataUrl?: string,
-  ) {}
-  get redirectUrl(): string {
-    return redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: this.name, redirect_uris: [redirect], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens;
-    this.tokenSaves++;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery") {
-    if (scope === "all" || scope === "tokens") this.saved = undefined;
-    if (scope === "all" || scope === "client") this.info = undefined;
-  }
-}
 
 const mcpUrl = () => new URL(`${env.t.url}/v1/ext/mcp`);
 const restUrl = () => new URL(`${env.t.url}/v1/ext`);
@@ -196,7 +119,7 @@ it("the SDK connects by Client ID Metadata Document, sees only its granted tools
   expect(bare.status).toBe(401);
   expect(bare.headers.get("www-authenticate")).toContain(`resource_metadata="${env.t.url}/.well-known/oauth-protected-resource/v1/ext/mcp"`);
 
-  const provider = new MemoryOAuthProvider("unused: the document names the app", cimdUrl);
+  const provider = new MemoryOAuthProvider("unused: the document names the app", redirect, cimdUrl);
   const page = await signIn(env.browser, env.t.url, env.user);
   const client = await connectFirstTime(page, provider, "CIMD Agent", ["items:write", "hooks:manage"]);
   // Registered by its metadata document: the client_id is the document's URL, fetched by the server.
@@ -271,7 +194,7 @@ it("the SDK connects by Client ID Metadata Document, sees only its granted tools
 it("the SDK registers by Dynamic Client Registration; a REST token works through @stageline/client and /me names the app", async () => {
   const page = await signIn(env.browser, env.t.url, env.user);
   // MCP, registered by DCR (no metadata document URL): the client_name it registered is on the consent page.
-  const mcpProvider = new MemoryOAuthProvider("DCR Agent");
+  const mcpProvider = new MemoryOAuthProvider("DCR Agent", redirect);
   const client = await connectFirstTime(page, mcpProvider, "DCR Agent", ["tasks:write"]);
   expect(mcpProvider.info?.client_id).toBeTruthy();
   expect(mcpProvider.info?.client_id).not.toMatch(/^https:/);
@@ -284,7 +207,7 @@ it("the SDK registers by Dynamic Client Registration; a REST token works through
   await client.close();
 
   // The REST API resource, through the SDK's auth() helper (discovery from /v1/ext's metadata).
-  const restProvider = new MemoryOAuthProvider("REST Agent");
+  const restProvider = new MemoryOAuthProvider("REST Agent", redirect);
   await expect(auth(restProvider, { serverUrl: restUrl() })).resolves.toBe("REDIRECT");
   expect(restProvider.authorizationUrl!.searchParams.get("resource")).toBe(restUrl().href);
   const callback = await consent(page, restProvider.authorizationUrl!, "REST Agent", ["hooks:manage"]);

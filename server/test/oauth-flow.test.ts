@@ -47,6 +47,17 @@ async function register(meta: Record<string, unknown> = {}): Promise<Client> {
   return (await oauth.processDynamicClientRegistrationResponse(res)) as unknown as Client;
 }
 
+/** A raw Dynamic Client Registration of `uris` (anything) as a public client: the status and the RFC 7591 error. */
+async function registerRedirectUris(uris: unknown[]): Promise<{ status: number; error: string; description: string }> {
+  const res = await fetch(as.registration_endpoint!, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
+  });
+  const body = (await res.json()) as { error: string; error_description: string };
+  return { status: res.status, error: body.error, description: body.error_description };
+}
+
 async function signedInBrowser(user: { email: string; password: string }): Promise<TestBrowser> {
   const b = new TestBrowser(t.url);
   const s = await signInOverHttp(t.url, user.email, user.password);
@@ -61,6 +72,8 @@ interface AuthRequest {
   challenge?: string | null;
   method?: string;
   redirect?: string;
+  /** `prompt`; null sends none. Default: `consent` when the scope has `offline_access` (as n8n's credential does). */
+  prompt?: string | null;
 }
 
 function authUrl(client: Client, verifier: string, state: string, opts: AuthRequest = {}): URL {
@@ -71,8 +84,9 @@ function authUrl(client: Client, verifier: string, state: string, opts: AuthRequ
   url.searchParams.set("scope", opts.scope ?? "items:read items:write tasks:read offline_access");
   url.searchParams.set("state", state);
   url.searchParams.set("resource", opts.resource ?? rest);
-  // A refresh token needs `offline_access` with `prompt=consent` (OpenID Connect Core 11; the MCP SDK sends both).
-  if (url.searchParams.get("scope")!.split(" ").includes("offline_access")) url.searchParams.set("prompt", "consent");
+  // What OpenID Connect Core 11 asks for a refresh token; Stageline issues one without it too (refresh-policy.ts).
+  const prompt = opts.prompt === undefined && url.searchParams.get("scope")!.split(" ").includes("offline_access") ? "consent" : opts.prompt;
+  if (prompt) url.searchParams.set("prompt", prompt);
   const challenge = opts.challenge === undefined ? createHash("sha256").update(verifier).digest("base64url") : opts.challenge;
   if (challenge !== null) {
     url.searchParams.set("code_challenge", challenge);
@@ -226,14 +240,14 @@ describe("authorization code flow", () => {
     expect((await rows()).some((r) => r.id === hashed)).toBe(false);
   });
 
-  it("a request without a scope is offered every API scope on the consent page", async () => {
+  it("a request without a scope is offered every API scope on the consent page (and offline_access: the client may refresh)", async () => {
     const client = await register();
     const url = authUrl(client, oauth.generateRandomCodeVerifier(), "s");
     url.searchParams.delete("scope");
     url.searchParams.delete("prompt");
     const page = await toConsent(await signedInBrowser(admin), url);
     const offered = [...page.text.matchAll(/name="scopes" type="checkbox" value="([^"]+)"/g)].map((m) => m[1]);
-    expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
+    expect(offered).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage", "offline_access"]);
   });
 
   it("an authorization request without `resource` gets a token for the REST API, usable there", async () => {
@@ -374,6 +388,61 @@ describe("one use means one use, under concurrency (issue 39; CONTRACT \"Connect
   });
 });
 
+describe("development mode: a client given `localhost` instead of `127.0.0.1` (issue 39 item 6)", () => {
+  it("completes discovery, the authorization and a refresh through `localhost`, and its token works at the MCP endpoint through either name", async () => {
+    const local = new URL(t.url.replace("//127.0.0.1:", "//localhost:"));
+    // What an MCP client checks first (RFC 9728 §3.3): the resource it was given, and the issuer it then asks.
+    const prm = (await (await fetch(`${local.origin}/.well-known/oauth-protected-resource/v1/ext/mcp`)).json()) as { resource: string; authorization_servers: string[] };
+    expect(prm).toMatchObject({ resource: `${local.origin}/v1/ext/mcp`, authorization_servers: [local.origin] });
+    // RFC 8414 §3.3: oauth4webapi refuses metadata whose issuer is not the URL it fetched it from.
+    const localAs = await oauth.processDiscoveryResponse(local, await oauth.discoveryRequest(local, { algorithm: "oauth2", ...insecure() }));
+    expect(localAs.issuer).toBe(local.origin);
+    expect(localAs.token_endpoint).toBe(`${local.origin}/oauth/token`);
+    const own = (await (await fetch(`${local.origin}/oauth/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(own.issuer).toBe(local.origin);
+
+    const registered = await oauth.dynamicClientRegistrationRequest(
+      localAs,
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Local Agent", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] },
+      insecure(),
+    );
+    const client = (await oauth.processDynamicClientRegistrationResponse(registered)) as unknown as Client;
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const b = new TestBrowser(local.origin);
+    const session = await signInOverHttp(local.origin, admin.email, admin.password);
+    b.jar.add(session.cookie!);
+    const url = authUrl(client, verifier, state, { resource: prm.resource, scope: "items:read offline_access" });
+    const page = await toConsent(b, new URL(url.pathname + url.search, local));
+    expect(page.url.startsWith(`${local.origin}/console/oauth/interaction/`)).toBe(true);
+    const { action, csrf } = formOf(page.text);
+    const form = new URLSearchParams({ _csrf: csrf, decision: "allow" });
+    for (const scope of ["items:read", "offline_access"]) form.append("scopes", scope);
+    const done = await b.post(action, form);
+    expect(done.status).toBe(303);
+    const callback = new URL(done.location!);
+    expect(callback.searchParams.get("iss")).toBe(local.origin); // RFC 9207
+    const params = oauth.validateAuthResponse(localAs, client, callback, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(localAs, client, await oauth.authorizationCodeGrantRequest(localAs, client, oauth.None(), params, REDIRECT, verifier, insecure()));
+    const hashed = createHash("sha256").update(tokens.access_token).digest("base64url");
+    expect((await rows()).find((r) => r.id === hashed)!.payload.aud).toBe(`${local.origin}/v1/ext/mcp`);
+    const refreshed = await oauth.processRefreshTokenResponse(localAs, client, await oauth.refreshTokenGrantRequest(localAs, client, oauth.None(), tokens.refresh_token!, insecure()));
+    const toolsList = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
+    for (const base of [local.origin, t.url]) {
+      const res = await fetch(`${base}/v1/ext/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${refreshed.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(toolsList),
+      });
+      expect(res.status).toBe(200);
+    }
+    // Still bound to its resource: the REST API refuses it, saying so.
+    const atRest = await fetch(`${local.origin}/v1/ext/me`, { headers: { authorization: `Bearer ${refreshed.access_token}` } });
+    expect(atRest.status).toBe(401);
+    expect(((await atRest.json()) as { token_error: string }).token_error).toBe("wrong_resource");
+  });
+});
+
 describe("storage", () => {
   it("the purge deletes records past their expiry and keeps the rest", async () => {
     const sql = t.server.ctx.db.sql;
@@ -446,6 +515,79 @@ describe("proxies", () => {
   });
 });
 
+describe("refresh tokens after consent, asked for or not (CONTRACT; SEP-2207)", () => {
+  /** Walks the flow with `opts` (unticking `untick`) and exchanges the code: the token response. */
+  async function tokensFor(client: Client, opts: AuthRequest, untick: string[] = []) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    return exchange(client, await authorize(await signedInBrowser(admin), client, verifier, state, untick, opts), verifier, state);
+  }
+  const refresh = async (client: Client, token: string) =>
+    oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure()));
+
+  it.each([
+    ["only API scopes, no prompt (the MCP SDK 1.x)", { scope: "items:read tasks:read", prompt: null }],
+    ["offline_access without prompt=consent (oidc-provider would drop it)", { scope: "items:read tasks:read offline_access", prompt: null }],
+    ["no scope at all", { scope: "", prompt: null }],
+  ])("%s: the consent page offers offline_access, and the code yields a refresh token that rotates", async (_name, opts) => {
+    const client = await register();
+    const url = authUrl(client, "v", "s", opts);
+    if (!opts.scope) url.searchParams.delete("scope");
+    const page = await toConsent(await signedInBrowser(admin), url);
+    expect(page.text).toMatch(/name="scopes" type="checkbox" value="offline_access" checked/);
+    const tokens = opts.scope ? await tokensFor(client, opts) : await tokensFor(client, { ...opts, scope: "items:read items:write tasks:read tasks:write hooks:manage" });
+    expect(tokens.refresh_token).toBeTruthy();
+    expect(tokens.scope!.split(" ")).not.toContain("offline_access");
+    // The grant records the consent; the refresh token outlives the provider's browser session.
+    const stored = await rows();
+    const grantId = stored.find((r) => r.id === createHash("sha256").update(tokens.access_token).digest("base64url"))!.grant_id!;
+    expect(String((stored.find((r) => r.model === "Grant" && r.id === grantId)!.payload.openid as { scope: string }).scope).split(" ")).toContain("offline_access");
+    const rt = stored.find((r) => r.id === createHash("sha256").update(tokens.refresh_token!).digest("base64url"))!;
+    expect(rt.payload.expiresWithSession).toBeUndefined();
+    const r1 = await refresh(client, tokens.refresh_token!);
+    expect(r1.refresh_token).toBeTruthy();
+    expect(r1.refresh_token).not.toBe(tokens.refresh_token);
+    expect(r1.scope).toBe(tokens.scope);
+    const r2 = await refresh(client, r1.refresh_token!);
+    expect(r2.refresh_token).not.toBe(r1.refresh_token);
+  });
+
+  it("unticking offline_access on the consent page gives no refresh token, whatever the request asked", async () => {
+    for (const opts of [{ scope: "items:read", prompt: null }, { scope: "items:read offline_access" }]) {
+      const client = await register();
+      const tokens = await tokensFor(client, opts, ["offline_access"]);
+      expect(tokens.access_token).toBeTruthy();
+      expect(tokens.refresh_token).toBeUndefined();
+    }
+  });
+
+  it("a later consent that ticks offline_access again, on the same grant, gives a refresh token again", async () => {
+    const client = await register();
+    expect((await tokensFor(client, { scope: "items:read", prompt: null }, ["offline_access"])).refresh_token).toBeUndefined();
+    // prompt=consent shows the page again for the existing grant, which rejected offline_access.
+    const tokens = await tokensFor(client, { scope: "items:read", prompt: "consent" });
+    expect(tokens.refresh_token).toBeTruthy();
+    expect((await tokensFor(client, { scope: "items:read", prompt: "consent" }, ["offline_access"])).refresh_token).toBeUndefined();
+  });
+
+  it("a client registered without the refresh_token grant is not offered offline_access and gets no refresh token", async () => {
+    const client = await register({ grant_types: ["authorization_code"] });
+    const page = await toConsent(await signedInBrowser(admin), authUrl(client, "v", "s", { scope: "items:read offline_access" }));
+    expect(page.text).not.toContain('value="offline_access"');
+    const tokens = await tokensFor(client, { scope: "items:read offline_access" });
+    expect(tokens.refresh_token).toBeUndefined();
+  });
+
+  it("Protected Resource Metadata and WWW-Authenticate keep listing only the API scopes", async () => {
+    const prm = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource/v1/ext/mcp`)).json()) as { scopes_supported: string[] };
+    expect(prm.scopes_supported).toEqual(["items:read", "items:write", "tasks:read", "tasks:write", "hooks:manage"]);
+    const res = await fetch(`${t.url}/v1/ext/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('scope="items:read items:write tasks:read tasks:write hooks:manage"');
+    expect(res.headers.get("www-authenticate")).not.toContain("offline_access");
+  });
+});
+
 describe("sign-in", () => {
   it("asks a user with two-factor sign-in for the code before the consent page, then continues the authorization", async () => {
     const user = await createConsoleUser(t, "admin");
@@ -499,6 +641,56 @@ describe("sign-in", () => {
   });
 });
 
+describe("security headers (issue 39 item 3: /oauth pages carry the console's)", () => {
+  /** The headers the console's helmet sets, as a console page carries them. */
+  const HELMET = ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "cross-origin-resource-policy", "cross-origin-opener-policy", "strict-transport-security", "origin-agent-cluster", "x-dns-prefetch-control", "x-download-options", "x-permitted-cross-domain-policies", "x-xss-protection"];
+  const pick = (h: Headers) => Object.fromEntries(HELMET.map((name) => [name, h.get(name)]));
+  let consoleHeaders: Record<string, string | null>;
+  beforeAll(async () => {
+    consoleHeaders = pick((await fetch(`${t.url}/console/sign-in`)).headers);
+    expect(consoleHeaders["x-frame-options"]).toBe("DENY");
+    expect(consoleHeaders["x-content-type-options"]).toBe("nosniff");
+    expect(consoleHeaders["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+
+  it("error pages, JSON answers, redirects and unknown paths under /oauth carry the console's headers", async () => {
+    const client = await register();
+    const mismatch = authUrl(client, oauth.generateRandomCodeVerifier(), "s", { redirect: "http://127.0.0.1:9/elsewhere" });
+    const unknownClient = new URL(mismatch);
+    unknownClient.searchParams.set("client_id", "no-such-client");
+    const answers = [
+      await fetch(mismatch, { redirect: "manual" }),
+      await fetch(unknownClient, { redirect: "manual" }),
+      await fetch(authUrl(client, oauth.generateRandomCodeVerifier(), "s"), { redirect: "manual" }),
+      await fetch(`${t.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&code=x" }),
+      await fetch(`${t.url}/oauth/jwks`),
+      await fetch(`${t.url}/oauth/no-such-page`),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([400, 400, 303, 400, 200, 404]);
+    expect(await answers[0]!.text()).toContain("redirect_uri did not match");
+    for (const res of answers) expect(pick(res.headers)).toEqual(consoleHeaders);
+  });
+
+  it("a form_post answer may post to the client's redirect URI origin, and nowhere else", async () => {
+    const client = await register();
+    const b = await signedInBrowser(admin);
+    const url = authUrl(client, oauth.generateRandomCodeVerifier(), "fp", { scope: "items:read" });
+    url.searchParams.set("response_mode", "form_post");
+    const { action, csrf } = formOf((await toConsent(b, url)).text);
+    const done = await b.post(action, new URLSearchParams({ _csrf: csrf, decision: "allow", scopes: "items:read" }));
+    expect(done.status).toBe(200);
+    expect(done.text).toContain(`<form method="post" action="${REDIRECT}">`);
+    const csp = done.headers.get("content-security-policy")!;
+    const directives = (policy: string) => Object.fromEntries(policy.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const own = directives(consoleHeaders["content-security-policy"]!);
+    const got = directives(csp);
+    expect(got["form-action"]).toEqual([...own["form-action"]!, new URL(REDIRECT).origin]);
+    expect(got["script-src"]).toEqual([...own["script-src"]!, expect.stringMatching(/^'sha256-[A-Za-z0-9+/=]+'$/)]);
+    expect({ ...got, "form-action": [], "script-src": [] }).toEqual({ ...own, "form-action": [], "script-src": [] });
+    expect({ ...pick(done.headers), "content-security-policy": null }).toEqual({ ...consoleHeaders, "content-security-policy": null });
+  });
+});
+
 describe("attacks", () => {
   it("refuses an authorization request without PKCE, with plain PKCE, and a token request with the wrong verifier", async () => {
     const client = await register();
@@ -548,24 +740,19 @@ describe("attacks", () => {
 
   it("Dynamic Client Registration takes https or loopback redirect URIs only, and says which one it refused and why", async () => {
     const refused = async (uris: unknown[]) => {
-      const res = await fetch(as.registration_endpoint!, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ redirect_uris: uris, token_endpoint_auth_method: "none" }),
-      });
-      expect(res.status).toBe(400);
-      const body = (await res.json()) as { error: string; error_description: string };
+      const answer = await registerRedirectUris(uris);
+      expect(answer.status).toBe(400);
       // RFC 7591 section 3.2.2: the error code and a human-readable description, bounded and free of markup.
-      expect(body.error).toBe("invalid_redirect_uri");
-      expect(body.error_description.length).toBeLessThan(300);
-      expect(body.error_description).not.toMatch(/[<>]/);
-      return body.error_description;
+      expect(answer.error).toBe("invalid_redirect_uri");
+      expect(answer.description.length).toBeLessThan(300);
+      expect(answer.description).not.toMatch(/[<>]/);
+      return answer.description;
     };
     expect(await refused(["http://evil.example/cb"])).toBe(
-      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[0] "http://evil.example/cb" is http on a host that is not a loopback host (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb", "javascript:alert(1)"])).toBe(
-      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http on 127.0.0.1, [::1] or localhost)',
+      'redirect_uris[1] "javascript:alert(1)" uses the javascript scheme (use https, or http only on a loopback address: 127.0.0.1, [::1] or localhost)',
     );
     expect(await refused(["https://app.example/cb#done"])).toBe('redirect_uris[0] "https://app.example/cb#done" has a fragment (#)');
     expect(await refused(["not a url"])).toBe('redirect_uris[0] "not%20a%20url" is not an absolute URL');
@@ -574,11 +761,36 @@ describe("attacks", () => {
     // Too long: named by its length, quoted cut to 100 characters.
     const long = `https://app.example/${"a".repeat(2100)}`;
     const tooLong = await refused([long]);
-    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000)`);
+    expect(tooLong).toBe(`redirect_uris[0] "${long.slice(0, 100)}..." is 2120 characters long (at most 2000 characters)`);
     // Markup in a refused URI is quoted percent-encoded.
     const markup = await refused(['http://evil.example/<script>alert("x")</script>']);
     expect(markup).toContain('"http://evil.example/%3Cscript%3Ealert(%22x%22)%3C/script%3E"');
     await expect(register({ redirect_uris: ["https://app.example/cb"] })).resolves.toHaveProperty("client_id");
+  });
+
+  it("Dynamic Client Registration follows the console's rules: at most 10 exact URIs, no odd forms (issue 39 item 3)", async () => {
+    const clients = async () => (await t.server.ctx.db.sql.query<{ n: number }>(`select count(*)::int as n from oauth_records where model = 'Client'`, []))[0]!.n;
+    const before = await clients();
+    const many = Array.from({ length: 500 }, (_, i) => `https://app.example/cb${i}`);
+    expect(await registerRedirectUris(many)).toEqual({ status: 400, error: "invalid_redirect_uri", description: "redirect_uris lists 500 URIs (at most 10)" });
+    expect(await registerRedirectUris(many.slice(0, 11))).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+    const odd: [string, string][] = [
+      ["https://*.example.com/cb", 'redirect_uris[0] "https://*.example.com/cb" has a wildcard (*) in its host'],
+      ["http://evil.example@127.0.0.1/cb", 'redirect_uris[0] "http://evil.example@127.0.0.1/cb" carries a user name or password'],
+      ["http:\\\\127.0.0.1\\cb", 'redirect_uris[0] "http:%5C%5C127.0.0.1%5Ccb" contains a backslash'],
+      ["https://a.example\\@b", 'redirect_uris[0] "https://a.example%5C@b" contains a backslash'],
+      ["http://0x7f000001/cb", 'redirect_uris[0] "http://0x7f000001/cb" has a numeric host form that is read as 127.0.0.1'],
+      ["http://0177.0.0.1/cb", 'redirect_uris[0] "http://0177.0.0.1/cb" has a numeric host form'],
+      ["http://2130706433/cb", 'redirect_uris[0] "http://2130706433/cb" has a numeric host form'],
+      ["http://127.0.0.1/c\tb", 'redirect_uris[0] "http://127.0.0.1/c%09b" contains a space or a control character'],
+    ];
+    for (const [uri, description] of odd) {
+      const answer = await registerRedirectUris([uri]);
+      expect(answer).toMatchObject({ status: 400, error: "invalid_redirect_uri" });
+      expect(answer.description.startsWith(description)).toBe(true);
+    }
+    expect(await clients()).toBe(before);
+    await expect(register({ redirect_uris: many.slice(0, 10) })).resolves.toHaveProperty("client_id");
   });
 
   it("another company's user cannot answer someone else's authorization request", async () => {

@@ -87,18 +87,29 @@ describe("REST API with an access token", () => {
     expect(audit).toMatchObject({ actorType: "oauth_app", actorId: grantId, actorLabel: 'App "Claude"' });
   });
 
-  it("refuses an expired token, a token whose grant is gone (at once), and an unknown one with 401 invalid_token", async () => {
+  it("refuses an expired token, a token whose grant is gone (at once), and an unknown one with 401 invalid_token saying which", async () => {
     const expired = await token({ expiresIn: -5 });
     const live = await token();
     const unknown = "x".repeat(43);
     expect((await withToken("GET", "/v1/ext/me", live.token)).status).toBe(200);
     await t.server.ctx.prisma.oAuthRecord.delete({ where: { model_id: { model: "Grant", id: live.grantId } } });
-    for (const tok of [expired.token, live.token, unknown]) {
+    const expiredAt = (await t.server.ctx.prisma.oAuthRecord.findUniqueOrThrow({ where: { model_id: { model: "AccessToken", id: expired.recordId } } })).expiresAt!.toISOString();
+    for (const [tok, reason, description] of [
+      [expired.token, "expired", `The access token expired at ${expiredAt}.`],
+      [live.token, "unknown", "The access token is unknown or was revoked."],
+      [unknown, "unknown", "The access token is unknown or was revoked."],
+    ] as const) {
       const res = await withToken("GET", "/v1/ext/me", tok);
-      expect({ status: res.status, code: res.body.code }).toEqual({ status: 401, code: "invalid_api_key" });
-      expect(res.headers.get("www-authenticate")).toBe(
-        `Bearer error="invalid_token", error_description="The access token is invalid or expired.", resource_metadata="${prm("/v1/ext")}"`,
-      );
+      // The contract's one 401 code (CONTRACT "Errors"); the title, detail and challenge speak of the token, never of an API key.
+      expect({ status: res.status, code: res.body.code, title: res.body.title, token_error: res.body.token_error }).toEqual({
+        status: 401,
+        code: "invalid_api_key",
+        title: "Invalid credentials",
+        token_error: reason,
+      });
+      expect(res.body.detail).toMatch(/^The access token /);
+      expect(JSON.stringify(res.body)).not.toMatch(/api key/i);
+      expect(res.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", error_description="${description}", resource_metadata="${prm("/v1/ext")}"`);
     }
     // Revoking a grant as the console does (every record of it) also ends its other tokens.
     const a = await token();
@@ -196,12 +207,21 @@ describe("the MCP endpoint with an access token", () => {
     const atMcp = await mcp(toolsList, bearer(rest.token));
     expect(atMcp.status).toBe(401);
     expect(atMcp.headers.get("www-authenticate")).toBe(
-      `Bearer error="invalid_token", error_description="The access token is invalid or expired.", resource_metadata="${prm("/v1/ext/mcp")}"`,
+      `Bearer error="invalid_token", error_description="The access token was issued for resource ${origin}/v1/ext, not for ${origin}/v1/ext/mcp.", resource_metadata="${prm("/v1/ext/mcp")}"`,
     );
-    expect(((await atMcp.json()) as { code: string }).code).toBe("invalid_api_key");
+    expect(await atMcp.json()).toMatchObject({ code: "invalid_api_key", title: "Invalid credentials", token_error: "wrong_resource" });
+    // The observed case of issue 39: an MCP token on the REST API, said to be one (never "Invalid API key").
     const atRest = await withToken("GET", "/v1/ext/me", mcpToken.token);
     expect(atRest.status).toBe(401);
-    expect(atRest.headers.get("www-authenticate")).toMatch(/^Bearer error="invalid_token"/);
+    expect(atRest.headers.get("www-authenticate")).toBe(
+      `Bearer error="invalid_token", error_description="The access token was issued for resource ${origin}/v1/ext/mcp, not for ${origin}/v1/ext.", resource_metadata="${prm("/v1/ext")}"`,
+    );
+    expect(atRest.body).toMatchObject({ code: "invalid_api_key", title: "Invalid credentials", token_error: "wrong_resource" });
+    expect(atRest.body.detail).toContain(`issued for resource ${origin}/v1/ext/mcp`);
+    expect(JSON.stringify(atRest.body)).not.toMatch(/api key/i);
+    // Expired as well as for the other resource: the resource is what it is told (a refresh would not help).
+    const stale = await token({ resource: "mcp", expiresIn: -5 });
+    expect((await withToken("GET", "/v1/ext/me", stale.token)).body.token_error).toBe("wrong_resource");
     // Each at its own resource works.
     expect((await mcp(toolsList, bearer(mcpToken.token))).status).toBe(200);
     expect((await withToken("GET", "/v1/ext/me", rest.token)).status).toBe(200);
@@ -218,13 +238,17 @@ describe("the MCP endpoint with an access token", () => {
 });
 
 describe("WWW-Authenticate on 401: OAuth discovery only for requests without an API key", () => {
-  it("no credential: resource_metadata of the resource and the API scopes", async () => {
+  it("no credential: resource_metadata of the resource and the API scopes; the detail names both credentials", async () => {
     const rest = await t.request("GET", "/v1/ext/items", undefined, null);
     expect(rest.status).toBe(401);
     expect(rest.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${prm("/v1/ext")}", scope="${ALL_SCOPES}"`);
     const atMcp = await mcp(toolsList, {});
     expect(atMcp.status).toBe(401);
     expect(atMcp.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${prm("/v1/ext/mcp")}", scope="${ALL_SCOPES}"`);
+    const told = "Send an API key (x-api-key header, or Authorization: Bearer) or an OAuth access token (Authorization: Bearer).";
+    expect(rest.body).toMatchObject({ code: "invalid_api_key", detail: told });
+    expect(rest.body.token_error).toBeUndefined();
+    expect(await atMcp.json()).toMatchObject({ code: "invalid_api_key", detail: told });
   });
 
   it("an API key, valid or not, is never sent into discovery", async () => {
@@ -280,6 +304,78 @@ describe("Protected Resource Metadata (RFC 9728)", () => {
       });
     }
     expect((await fetch(prm("/v1/ext/mcp"), { method: "POST" })).status).toBe(405);
+  });
+});
+
+describe("development mode follows the loopback host the client used (issue 39 item 6)", () => {
+  /** The same server as `localhost` (the test server listens on 127.0.0.1; `localhost` resolves to it). */
+  const local = () => origin.replace("//127.0.0.1:", "//localhost:");
+
+  it("Protected Resource Metadata and the 401 challenge name the origin the request addressed", async () => {
+    expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    for (const base of [origin, local()]) {
+      const res = await fetch(`${base}/.well-known/oauth-protected-resource/v1/ext/mcp`);
+      expect(await res.json()).toMatchObject({ resource: `${base}/v1/ext/mcp`, authorization_servers: [base] });
+      const challenge = (await fetch(`${base}/v1/ext/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).headers.get("www-authenticate");
+      expect(challenge).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/v1/ext/mcp", scope="${ALL_SCOPES}"`);
+    }
+  });
+
+  it("a token issued through either name is good for its resource through both, and still refused at the other resource", async () => {
+    const viaLocal = await token({ resource: "mcp", origin: local() });
+    const viaLoopback = await token({ resource: "mcp" });
+    for (const base of [origin, local()]) {
+      for (const tok of [viaLocal.token, viaLoopback.token]) {
+        const res = await fetch(`${base}/v1/ext/mcp`, {
+          method: "POST",
+          headers: { ...bearer(tok), "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+          body: JSON.stringify(toolsList),
+        });
+        expect(res.status).toBe(200);
+      }
+      const atRest = await fetch(`${base}/v1/ext/me`, { headers: bearer(viaLocal.token) });
+      expect(atRest.status).toBe(401);
+      // Told as the resource it addressed.
+      expect(atRest.headers.get("www-authenticate")).toContain(`issued for resource ${local()}/v1/ext/mcp, not for ${base}/v1/ext.`);
+    }
+  });
+
+  it("any other Host gets the default origin; PUBLIC_URL, or production mode, fixes the origin", async () => {
+    const ask = async (base: string, host: string) => {
+      const res = await new Promise<string>((resolve, reject) => {
+        const req = http.get(`${base}/.well-known/oauth-protected-resource/v1/ext`, { headers: { host } }, (r) => {
+          let body = "";
+          r.on("data", (c: Buffer) => (body += c));
+          r.on("end", () => resolve(body));
+        });
+        req.on("error", reject);
+      });
+      return (JSON.parse(res) as { resource: string }).resource;
+    };
+    const port = new URL(origin).port;
+    expect(await ask(origin, `localhost:${port}`)).toBe(`${local()}/v1/ext`);
+    expect(await ask(origin, `LOCALHOST:${port}`)).toBe(`${local()}/v1/ext`);
+    for (const host of ["evil.example", `evil.example:${port}`, "localhost:1", "localhost", `[::1]:${port}`]) expect(await ask(origin, host)).toBe(`${origin}/v1/ext`);
+    // The same app on a port of its own, whose own URL is `http://127.0.0.1:<port>`, in another configuration.
+    const answers = async (config: Partial<typeof t.server.ctx.config>) => {
+      let listening = "";
+      const publicOrigin = () => config.publicUrl ?? listening;
+      const server = http.createServer(createApp({ ...t.server.ctx, config: { ...t.server.ctx.config, ...config }, publicOrigin }));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const other = (server.address() as AddressInfo).port;
+      listening = `http://127.0.0.1:${other}`;
+      try {
+        return { viaLocalhost: await ask(listening, `localhost:${other}`), viaLoopback: await ask(listening, `127.0.0.1:${other}`), listening };
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    };
+    const dev = await answers({ mode: "development" });
+    expect(dev).toEqual({ viaLocalhost: `${dev.listening.replace("127.0.0.1", "localhost")}/v1/ext`, viaLoopback: `${dev.listening}/v1/ext`, listening: dev.listening });
+    const prod = await answers({ mode: "production" });
+    expect(prod).toEqual({ viaLocalhost: `${prod.listening}/v1/ext`, viaLoopback: `${prod.listening}/v1/ext`, listening: prod.listening });
+    const pinned = await answers({ mode: "development", publicUrl: "https://stageline.test" });
+    expect([pinned.viaLocalhost, pinned.viaLoopback]).toEqual(["https://stageline.test/v1/ext", "https://stageline.test/v1/ext"]);
   });
 });
 

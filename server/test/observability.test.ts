@@ -158,6 +158,7 @@ describe("metrics listener", () => {
       route: /^(unmatched|other|(\/(:?[a-z_][a-z0-9_.-]*)?)+)$/,
       outcome: /^(succeeded|retry|failed|gone)$/,
       kind: /^(deliveries|attempts|events)$/,
+      reason: /^(company_full|buffer_full|database)$/,
       le: /^([0-9.e+-]+|\+Inf)$/,
     };
     for (const s of samples.filter((x) => x.name.startsWith("stageline_"))) {
@@ -359,6 +360,7 @@ describe("health and readiness probes", () => {
         status: 503,
         detail: "1 migration(s) of this build are not applied to the database.",
         checks: { database: "ok", migrations: "pending" },
+        request_id: res.headers.get("request-id"),
       });
     } finally {
       await prisma.$executeRawUnsafe(`UPDATE "_prisma_migrations" SET rolled_back_at = NULL WHERE id = $1`, last!.id);

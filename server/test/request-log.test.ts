@@ -5,6 +5,7 @@
  * values and its headers leave no trace in a dump of the whole database); one company never reads another's entries;
  * the retention purge; the writer's fairness, bounds and behaviour when the database refuses a batch.
  */
+import { consoleOverHttp, createConsoleUser } from "./helpers/console-browser";
 import { catalogDump } from "./helpers/database-dump";
 import { startTestServer, type TestServer } from "./helpers/test-server";
 import { findRequestLogEntry, listRequestLog, type RequestLogEntry } from "../src/db/request-log";
@@ -162,6 +163,32 @@ describe("the request log", () => {
     expect(await purgeOldRequests(sql(), 14)).toBe(2);
     const after = (await sql().query<{ n: number }>(`select count(*)::int as n from request_log where company_id = $1`, [t.companyId]))[0]!.n;
     expect(after).toBe(before - 2);
+  });
+});
+
+describe("the console's Requests pages", () => {
+  it("a member reads the company's requests, finds one by its Request-Id, and never sees another company's", async () => {
+    const member = await consoleOverHttp(t.url, await createConsoleUser(t, "member"));
+    const res = await fetch(`${t.url}/v1/ext/items/console-missing`, { headers: { "x-api-key": t.apiKey, "user-agent": "<script>alert(1)</script>" } });
+    const id = res.headers.get("request-id")!;
+    await flush();
+    const list = await member.get("/console/requests?status=4");
+    expect(list.status).toBe(200);
+    expect(list.text).toContain(id);
+    expect(list.text).toContain("GET /v1/ext/items/{item_id}");
+    const found = await fetch(`${t.url}/console/requests?request_id=${id}`, { redirect: "manual", headers: { cookie: "" } });
+    expect([303, 302]).toContain(found.status); // not signed in: to the sign-in page
+    const details = await member.get(`/console/requests/${id}`);
+    expect(details.status).toBe(200);
+    expect(details.text).toContain("not_found");
+    expect(details.text).toContain("console-missing");
+    expect(details.text).not.toContain("<script>alert(1)</script>");
+    const other = await t.newCompany("Requests Page Other Co");
+    const theirs = await fetch(`${t.url}/v1/ext/me`, { headers: { "x-api-key": other.apiKey } });
+    await flush();
+    expect((await member.get(`/console/requests/${theirs.headers.get("request-id")}`)).status).toBe(404);
+    expect((await member.get("/console/requests")).text).not.toContain(theirs.headers.get("request-id")!);
+    expect((await member.get("/console/requests?request_id=not-an-id")).text).toContain('aria-invalid="true"');
   });
 });
 

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   "payload_erased",
   "cursor_expired",
   "batch_failed",
+  "service_unavailable",
   "internal",
 ] as const;
 
@@ -41,7 +42,8 @@ export const PROBLEM_TYPE_BASE = "https://docs.stageline.dev/problems/";
  * (401, 402, 403, 429 are the spec's; the rest are the contract's, the two idempotency codes from CONTRACT "Idempotency",
  * 405 `method_not_allowed` from CONTRACT "HTTP semantics"; 409 `ambiguous_match` and 422 `upsert_unavailable` from CONTRACT
  * "Upsert"; 410 `payload_erased` from CONTRACT "Item deletion and erasure"; 410 `cursor_expired` from CONTRACT "Events feed";
- * 422 `batch_failed` from CONTRACT "Batch writes").
+ * 422 `batch_failed` from CONTRACT "Batch writes"; 503 `service_unavailable`, with `Retry-After`, while the database cannot be
+ * reached, CONTRACT "Errors").
  */
 export const PROBLEM_STATUS = {
   invalid_api_key: 401,
@@ -63,12 +65,14 @@ export const PROBLEM_STATUS = {
   payload_erased: 410,
   cursor_expired: 410,
   batch_failed: 422,
+  service_unavailable: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 
 /** CONTRACT "Errors": the human `title` of each problem code (RFC 9457: the same for every occurrence of the type). */
 export const PROBLEM_TITLES = {
-  invalid_api_key: "Invalid API key",
+  // Every 401: a bad API key or a bad OAuth access token (issue 39: a token is never called an API key).
+  invalid_api_key: "Invalid credentials",
   subscription_inactive: "Subscription inactive",
   insufficient_scope: "Insufficient scope",
   rate_limited: "Rate limit exceeded",
@@ -87,6 +91,7 @@ export const PROBLEM_TITLES = {
   payload_erased: "Payload erased",
   cursor_expired: "Cursor expired",
   batch_failed: "Batch failed",
+  service_unavailable: "Service unavailable",
   internal: "Internal server error",
 } as const satisfies Record<ErrorCode, string>;
 
@@ -104,9 +109,21 @@ export const ProblemFieldErrorSchema = z.object({
 export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
 
 /**
+ * Why an OAuth access token was refused (CONTRACT "Connect with OAuth 2.1"; issue 39), carried as `token_error` by the
+ * `401 invalid_api_key` of a request that presented one: `expired` (refresh it), `wrong_resource` (issued for the other
+ * resource, RFC 8707: refreshing gives another token for that resource, so ask for one for this resource), `unknown`
+ * (revoked, its user gone from the company, never issued, or expired long enough ago to be purged: refresh it, or
+ * connect the app again).
+ */
+export const TOKEN_ERRORS = ["expired", "wrong_resource", "unknown"] as const;
+/** One `token_error`. */
+export type TokenError = (typeof TOKEN_ERRORS)[number];
+
+/**
  * CONTRACT "Errors": the RFC 9457 problem-details body of every error response.
  * `current_version` is carried by 409 `version_conflict`; `valid_events` by the 422 for an unknown event name;
- * `matches` (the `item_id`s of the matching items, best match first) by 409 `ambiguous_match` (CONTRACT "Upsert").
+ * `matches` (the `item_id`s of the matching items, best match first) by 409 `ambiguous_match` (CONTRACT "Upsert");
+ * `token_error` by the 401 of a refused OAuth access token (`TOKEN_ERRORS`).
  * Not strict: clients ignore members they do not know (RFC 9457 extension members).
  */
 export const ProblemSchema = z.object({
@@ -119,6 +136,7 @@ export const ProblemSchema = z.object({
   current_version: z.number().int().optional(),
   valid_events: z.array(z.string()).optional(),
   matches: z.array(z.string()).optional(),
+  token_error: z.enum(TOKEN_ERRORS).optional(),
   /**
    * The `Request-Id` response header's value (CONTRACT "Request ids and the request log"): quote it to support, or
    * search for it in the console's Requests page.
@@ -129,7 +147,7 @@ export const ProblemSchema = z.object({
 export type Problem = z.infer<typeof ProblemSchema>;
 
 /** The optional members a problem may carry beside the standard ones. */
-export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events" | "matches">;
+export type ProblemExtras = Pick<Problem, "errors" | "current_version" | "valid_events" | "matches" | "token_error">;
 
 /** At most this many `errors` entries in one problem body; the last one then says how many were left out. */
 export const MAX_PROBLEM_FIELD_ERRORS = 100;
@@ -165,6 +183,7 @@ export function createProblem(code: ErrorCode, detail: string, extras: ProblemEx
   if (extras.current_version !== undefined) problem.current_version = extras.current_version;
   if (extras.valid_events !== undefined) problem.valid_events = extras.valid_events;
   if (extras.matches !== undefined) problem.matches = extras.matches;
+  if (extras.token_error !== undefined) problem.token_error = extras.token_error;
   return problem;
 }
 

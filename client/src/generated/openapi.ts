@@ -1195,6 +1195,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1203,7 +1205,7 @@ export interface components {
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKey: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1225,6 +1227,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1255,6 +1259,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1285,6 +1291,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1312,6 +1320,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1342,6 +1352,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1373,6 +1385,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1403,6 +1417,41 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
+                };
+            };
+        };
+        /** @description The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing. */
+        ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit"?: number;
+                "RateLimit-Remaining"?: number;
+                "RateLimit-Reset"?: number;
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 503;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "service_unavailable";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1434,6 +1483,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1442,7 +1493,7 @@ export interface components {
                 };
             };
         };
-        /** @description API key missing, unknown, revoked or expired. */
+        /** @description Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the `WWW-Authenticate: Bearer error="invalid_token"` challenge's `error_description` says it in words). */
         InvalidApiKeyReplayable: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1465,6 +1516,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1496,6 +1549,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1527,6 +1582,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1555,6 +1612,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1587,6 +1646,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1618,6 +1679,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1649,6 +1712,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1680,6 +1745,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1711,6 +1778,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1741,6 +1810,41 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
+                    /**
+                     * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
+                     * @example req_8Zq2xWmC1vR4nT7bY0kLdA
+                     */
+                    request_id?: string;
+                };
+            };
+        };
+        /** @description The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing. */
+        ServiceUnavailableReplayable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "RateLimit-Limit"?: number;
+                "RateLimit-Remaining"?: number;
+                "RateLimit-Reset"?: number;
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": {
+                    type: string;
+                    title: string;
+                    /** @constant */
+                    status: 503;
+                    detail: string;
+                    /** @enum {string} */
+                    code: "service_unavailable";
+                    errors?: components["schemas"]["ProblemFieldError"][];
+                    current_version?: number;
+                    valid_events?: string[];
+                    matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1771,6 +1875,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1803,6 +1909,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1834,6 +1942,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1864,6 +1974,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1894,6 +2006,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1925,6 +2039,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -1944,11 +2060,13 @@ export interface components {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                             errors?: components["schemas"]["ProblemFieldError"][];
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                             request_id?: string;
                         } | null;
                         item: components["schemas"]["Item"] | null;
@@ -1981,6 +2099,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -2012,6 +2132,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -2031,11 +2153,13 @@ export interface components {
                             status: number;
                             detail: string;
                             /** @enum {string} */
-                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                            code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                             errors?: components["schemas"]["ProblemFieldError"][];
                             current_version?: number;
                             valid_events?: string[];
                             matches?: string[];
+                            /** @enum {string} */
+                            token_error?: "expired" | "wrong_resource" | "unknown";
                             request_id?: string;
                         } | null;
                         task: components["schemas"]["Task"] | null;
@@ -2065,6 +2189,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -2095,6 +2221,8 @@ export interface components {
                     current_version?: number;
                     valid_events?: string[];
                     matches?: string[];
+                    /** @enum {string} */
+                    token_error?: "expired" | "wrong_resource" | "unknown";
                     /**
                      * @description The `Request-Id` header of this response (CONTRACT "Request ids and the request log").
                      * @example req_8Zq2xWmC1vR4nT7bY0kLdA
@@ -2196,6 +2324,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createItem: {
@@ -2282,6 +2411,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     checkDuplicateItems: {
@@ -2364,6 +2494,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     upsertItem: {
@@ -2485,6 +2616,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceOrPipelineArchivedOrUpsertUnavailableReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getItem: {
@@ -2541,6 +2673,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteItem: {
@@ -2578,6 +2711,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateItem: {
@@ -2660,6 +2794,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     batchItems: {
@@ -2885,11 +3020,13 @@ export interface operations {
                                 status: number;
                                 detail: string;
                                 /** @enum {string} */
-                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                                 errors?: components["schemas"]["ProblemFieldError"][];
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                                 request_id?: string;
                             } | null;
                             item: components["schemas"]["Item"] | null;
@@ -2910,6 +3047,7 @@ export interface operations {
             422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableItemBatch"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     listTasks: {
@@ -2978,6 +3116,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createTask: {
@@ -3071,6 +3210,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     batchTasks: {
@@ -3242,11 +3382,13 @@ export interface operations {
                                 status: number;
                                 detail: string;
                                 /** @enum {string} */
-                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "internal";
+                                code: "invalid_api_key" | "subscription_inactive" | "insufficient_scope" | "rate_limited" | "validation_failed" | "not_found" | "method_not_allowed" | "version_conflict" | "invalid_reference" | "payload_too_large" | "idempotency_key_reused" | "idempotency_key_in_use" | "pipeline_archived" | "request_timeout" | "ambiguous_match" | "upsert_unavailable" | "payload_erased" | "cursor_expired" | "batch_failed" | "service_unavailable" | "internal";
                                 errors?: components["schemas"]["ProblemFieldError"][];
                                 current_version?: number;
                                 valid_events?: string[];
                                 matches?: string[];
+                                /** @enum {string} */
+                                token_error?: "expired" | "wrong_resource" | "unknown";
                                 request_id?: string;
                             } | null;
                             task: components["schemas"]["Task"] | null;
@@ -3264,6 +3406,7 @@ export interface operations {
             422: components["responses"]["BatchFailedOrIdempotencyKeyReusedReplayableTaskBatch"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getTask: {
@@ -3325,6 +3468,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateTask: {
@@ -3412,6 +3556,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listNotes: {
@@ -3465,6 +3610,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     createNote: {
@@ -3531,6 +3677,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     getNote: {
@@ -3579,6 +3726,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     deleteNote: {
@@ -3616,6 +3764,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     updateNote: {
@@ -3679,6 +3828,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPipelines: {
@@ -3719,6 +3869,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStages: {
@@ -3762,6 +3913,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listStatuses: {
@@ -3807,6 +3959,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listPipelineFields: {
@@ -3852,6 +4005,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhooks: {
@@ -3909,6 +4063,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     subscribeWebhook: {
@@ -3996,6 +4151,7 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReusedOrInvalidReferenceReplayable"];
             429: components["responses"]["RateLimitedReplayable"];
             500: components["responses"]["InternalReplayable"];
+            503: components["responses"]["ServiceUnavailableReplayable"];
         };
     };
     unsubscribeWebhook: {
@@ -4030,6 +4186,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     rotateWebhookSecret: {
@@ -4086,6 +4243,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -4152,6 +4310,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     redeliverWebhook: {
@@ -4215,6 +4374,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     replayWebhookDeliveries: {
@@ -4278,6 +4438,7 @@ export interface operations {
             422: components["responses"]["InvalidReference"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleItem: {
@@ -4360,6 +4521,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleTask: {
@@ -4450,6 +4612,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listUsers: {
@@ -4498,6 +4661,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getSampleNote: {
@@ -4562,6 +4726,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listEvents: {
@@ -4647,6 +4812,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getEvent: {
@@ -4725,6 +4891,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getMe: {
@@ -4780,6 +4947,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApiDocument: {

@@ -1,11 +1,14 @@
 /**
  * The console's error pages: the HTML counterpart of http/problem.ts. A service's DomainError keeps
  * its status (403 refused, 404 not found or another company's, 400 ...) and its detail; a CSRF failure is 403; a
- * console URL that matches no page is 404; anything else is a 500 whose cause is logged, never shown.
+ * console URL that matches no page is 404; a database that cannot be reached is 503 with `Retry-After`
+ * (services/database-outage.ts); anything else is a 500 whose cause is logged, never shown.
  */
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { safeUrl } from "../logger";
+import { RETRY_AFTER_HEADER } from "@stageline/shared";
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from "../services/database-outage";
 import { DomainError, domainError } from "../services/errors";
 import { renderPage } from "./views";
 
@@ -16,6 +19,7 @@ const TITLES: Record<number, string> = {
   404: "Page not found",
   429: "Too many attempts",
   500: "Sorry, there is a problem with the service",
+  503: "Sorry, the service is unavailable",
 };
 
 /** 404 page for a console URL that matches no route. */
@@ -38,7 +42,13 @@ export function renderConsoleError(logger: Logger, ensureCsrfToken: (req: Reques
     }
     let status = 500;
     let detail = "Try again later. If it keeps happening, tell the people who run this Stageline server.";
-    if (err instanceof DomainError) {
+    const outage = outageOf(err);
+    if (outage) {
+      status = outage.status;
+      detail = `Stageline cannot reach its database just now. Try again in ${OUTAGE_RETRY_AFTER_SECONDS} seconds; if it keeps happening, tell the people who run this Stageline server.`;
+      res.setHeader(RETRY_AFTER_HEADER, String(OUTAGE_RETRY_AFTER_SECONDS));
+      logger.warn({ err, method: req.method, url: safeUrl(req.originalUrl) }, "console: database unreachable, answered 503");
+    } else if (err instanceof DomainError) {
       status = err.status;
       detail = err.detail;
     } else if ((err as { code?: string }).code === "EBADCSRFTOKEN") {

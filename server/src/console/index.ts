@@ -13,8 +13,11 @@ import express, { Router } from "express";
 import cookieParser from "cookie-parser";
 import type { AppContext } from "../context";
 import { consoleCsrfSecret, prepareSignIn } from "../services/console-sessions";
+import { eventActorOfUser, runAsEventActor } from "../services/event-actors";
 import { consoleNotFound, renderConsoleError } from "./errors";
+import { requestsRouter } from "./pages/requests";
 import { auditRouter } from "./pages/audit";
+import { eventsRouter } from "./pages/events";
 import { inviteRouter } from "./pages/invite";
 import { keysRouter } from "./pages/keys";
 import { NOTE_FORM_MAX_BYTES, NOTE_FORM_PATH, notesRouter } from "./pages/notes";
@@ -28,6 +31,7 @@ import { secondStepRouter, twoFactorRouter } from "./pages/two-factor";
 import { webhooksRouter } from "./pages/webhooks";
 import { consoleHelmet, csrfKit, noStore, originCheck } from "./security";
 import { loadSession, requireSignedIn, requireTwoFactorSetUp } from "./session";
+import { signedIn } from "./request";
 import { ASSETS_DIR } from "./views";
 
 /** Builds the /console router. */
@@ -61,18 +65,22 @@ export function consoleRouter(ctx: AppContext): Router {
   router.use(secondStepRouter(ctx));
   router.use(inviteRouter(ctx));
   router.use(requireSignedIn);
+  // From here on the request is the signed-in user's: the events it writes record them (services/event-actors.ts).
+  router.use((req, _res, next) => runAsEventActor(eventActorOfUser(signedIn(req)), next));
   router.use(twoFactorRouter(ctx));
   router.use(requireTwoFactorSetUp);
   router.get("/", (_req, res) => res.redirect(303, "/console/keys"));
   router.use(oauthInteractionRouter(ctx));
   router.use(keysRouter(ctx));
   router.use(webhooksRouter(ctx));
+  router.use(eventsRouter(ctx));
   router.use(pipelinesRouter(ctx));
   router.use(notesRouter(ctx));
   router.use(oauthAppsRouter(ctx));
   router.use(teamRouter(ctx));
   router.use(profileRouter(ctx));
   router.use(auditRouter(ctx));
+  router.use(requestsRouter(ctx));
   router.use(consoleNotFound);
   router.use(
     renderConsoleError(ctx.logger, (req, res) => {

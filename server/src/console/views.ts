@@ -8,6 +8,7 @@
 import path from "node:path";
 import type { Request, Response } from "express";
 import { Eta } from "eta";
+import { consoleDate } from "./dates";
 import { navFor } from "./nav";
 import type { FieldError } from "./forms";
 
@@ -49,6 +50,7 @@ export function renderPage(req: Request, res: Response, view: string, data: Page
     csrfToken: res.locals.csrfToken as string | undefined,
     notice: (res.locals.notice as Notice | undefined) ?? null,
     base: req.baseUrl,
+    date: consoleDate,
   };
   const body = eta.render(`./${view}`, it);
   const html = eta.render("./layout", { ...it, body });

@@ -132,6 +132,11 @@ async function openPostgres(databaseUrl: string): Promise<Database> {
     options: `-c search_path="${schema}"`,
   });
   pool.on("error", () => undefined); // idle-client errors surface on the next query instead of crashing
+  // A client checked out of the pool (a transaction: ours below, Prisma's, the migrations' lock) has no error
+  // listener of pg-pool's, so a connection that ends under it (the database crashed, restarted or became unreachable)
+  // emitted an unhandled 'error' and ended the process. The error also fails the client's queries, which is how its
+  // holder learns of it; pg-pool then drops the unqueryable client when it is released (issue 39).
+  pool.on("connect", (client) => client.on("error", () => undefined));
   await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema }) });
   const sql: SqlRunner = {

@@ -26,6 +26,8 @@ export interface FeedEventRow {
   /** The JSON body as stored (the delivery body, or the erased body). */
   payload: unknown;
   createdAt: Date;
+  /** When the body was erased (its item or note was deleted), or null. */
+  erasedAt: Date | null;
 }
 
 /** What one feed read found. */
@@ -55,10 +57,20 @@ export interface FeedRead {
   limit: number;
   /** Rows examined at most (default FEED_SCAN_ROWS; at least `limit + 1`). */
   scan?: number;
+  /**
+   * Exclusive seq at the far end of the range (`desc`: rows with seq above it; `asc`: below it); null or absent:
+   * none. Bounds the scan itself (an index condition), so a read stops there (the console's time range, from
+   * {@link seqWindow}).
+   */
+  to?: bigint | null;
+  /** Only events that occurred (`created_at`) at or after this time; checked on each examined row. */
+  occurredFrom?: Date | null;
+  /** Only events that occurred before this time; checked on each examined row. */
+  occurredBefore?: Date | null;
 }
 
 /** Selected columns of a feed row (by id). */
-const COLUMNS = `e.id, e.seq::text AS seq, e.type, e.resource_id, e.payload, e.created_at`;
+const COLUMNS = `e.id, e.seq::text AS seq, e.type, e.resource_id, e.payload, e.created_at, e.erased_at`;
 
 /** A row of `COLUMNS` as the driver returns it. */
 interface StoredRow {
@@ -68,18 +80,33 @@ interface StoredRow {
   resource_id: string;
   payload: unknown;
   created_at: Date;
+  erased_at: Date | null;
 }
 
 /** A `COLUMNS` row as a FeedEventRow. */
 function toFeedRow(r: StoredRow): FeedEventRow {
-  return { id: r.id, seq: BigInt(r.seq), type: r.type, resourceId: r.resource_id, payload: r.payload, createdAt: new Date(r.created_at) };
+  return {
+    id: r.id,
+    seq: BigInt(r.seq),
+    type: r.type,
+    resourceId: r.resource_id,
+    payload: r.payload,
+    createdAt: new Date(r.created_at),
+    erasedAt: r.erased_at === null ? null : new Date(r.erased_at),
+  };
 }
 
-/** The range a read examines, as SQL conditions on `webhook_events e` (the resource condition spliced by variant). */
-function rangeSql(direction: "asc" | "desc", byResource: boolean): { where: string; order: string } {
-  const [cmp, order, start] = direction === "asc" ? [">", "ASC", "0"] : ["<", "DESC", "9223372036854775807"];
+/**
+ * The range a read examines, as SQL conditions on `webhook_events e` (the resource condition spliced by variant):
+ * from `$2` (exclusive, null: the start) to the parameter `to` (exclusive, null: the end), both index conditions.
+ */
+function rangeSql(direction: "asc" | "desc", byResource: boolean, to: string): { where: string; order: string } {
+  const [cmp, back, order, start, end] =
+    direction === "asc" ? [">", "<", "ASC", "0", "9223372036854775807"] : ["<", ">", "DESC", "9223372036854775807", "0"];
   return {
-    where: `e.company_id = $1 AND ${byResource ? "e.resource_id = $3::text" : "$3::text IS NULL"} AND e.seq ${cmp} COALESCE($2::bigint, ${start})`,
+    where:
+      `e.company_id = $1 AND ${byResource ? "e.resource_id = $3::text" : "$3::text IS NULL"} AND e.seq ${cmp} COALESCE($2::bigint, ${start})` +
+      ` AND e.seq ${back} COALESCE(${to}::bigint, ${end})`,
     order,
   };
 }
@@ -91,22 +118,23 @@ function rangeSql(direction: "asc" | "desc", byResource: boolean): { where: stri
  * under a LIMIT of `$7 + 1`: the scan stops as soon as the page is full, and never reads more than `$6` rows.
  */
 function pageSql(direction: "asc" | "desc", byResource: boolean): string {
-  const { where, order } = rangeSql(direction, byResource);
-  return `SELECT s.id, s.seq::text AS seq, s.type, s.resource_id, s.payload, s.created_at
+  const { where, order } = rangeSql(direction, byResource, "$8");
+  return `SELECT s.id, s.seq::text AS seq, s.type, s.resource_id, s.payload, s.created_at, s.erased_at
      FROM (
-       SELECT e.id, e.seq, e.type, e.resource_id, e.payload, e.created_at FROM webhook_events e
+       SELECT e.id, e.seq, e.type, e.resource_id, e.payload, e.created_at, e.erased_at FROM webhook_events e
        WHERE ${where}
        ORDER BY e.seq ${order}
        LIMIT $6::int
      ) s
      WHERE s.type = ANY ($4::text[]) AND ($5::text IS NULL OR ${eventPipelineSql("s", "$1")} = $5::text)
+       AND ($9::timestamptz IS NULL OR s.created_at >= $9::timestamptz) AND ($10::timestamptz IS NULL OR s.created_at < $10::timestamptz)
      ORDER BY s.seq ${order}
      LIMIT $7::int + 1`;
 }
 
 /** The last row of the read's range when the range holds `$4` rows or more (the row that bounds the scan). */
 function boundSql(direction: "asc" | "desc", byResource: boolean): string {
-  const { where, order } = rangeSql(direction, byResource);
+  const { where, order } = rangeSql(direction, byResource, "$5");
   return `SELECT e.id, e.seq::text AS seq FROM webhook_events e
      WHERE ${where}
      ORDER BY e.seq ${order}
@@ -123,6 +151,7 @@ export async function readFeed(prisma: PrismaClient, companyId: string, read: Fe
   const scan = Math.max(read.scan ?? FEED_SCAN_ROWS, read.limit + 1);
   const byResource = read.resourceId !== null;
   const from = read.from === null ? null : read.from.toString();
+  const to = read.to === undefined || read.to === null ? null : read.to.toString();
   const rows = await query<StoredRow>(prisma, pageSql(read.direction, byResource), [
     companyId,
     from,
@@ -131,11 +160,14 @@ export async function readFeed(prisma: PrismaClient, companyId: string, read: Fe
     read.pipelineId,
     scan,
     read.limit,
+    to,
+    read.occurredFrom ?? null,
+    read.occurredBefore ?? null,
   ]);
   const matched = rows.map(toFeedRow);
   if (matched.length > read.limit) return { rows: matched.slice(0, read.limit), more: true, lastExamined: null };
   // Not full: either the range ended, or the scan reached its bound (then events may remain past its last row).
-  const bound = await query<{ id: string; seq: string }>(prisma, boundSql(read.direction, byResource), [companyId, from, read.resourceId, scan]);
+  const bound = await query<{ id: string; seq: string }>(prisma, boundSql(read.direction, byResource), [companyId, from, read.resourceId, scan, to]);
   const last = bound[0];
   return { rows: matched, more: last !== undefined, lastExamined: last ? { id: last.id, seq: BigInt(last.seq) } : null };
 }
@@ -155,3 +187,54 @@ export async function findFeedEvent(prisma: PrismaClient, companyId: string, eve
   );
   return rows[0] ? toFeedRow(rows[0]) : null;
 }
+
+/**
+ * The seq range that holds every event of company `companyId` that occurred (`created_at`) in [`since`, `until`),
+ * for a newest-first read of a time range (the console's Events page): `from` and `to` as {@link FeedRead} takes
+ * them (both exclusive, null: unbounded), found with the index `webhook_events (company_id, created_at)` (one
+ * index probe each). The range may hold a few events outside the time range at its ends, so the read still checks
+ * each row's time (`occurredFrom`, `occurredBefore`).
+ *
+ * Why `slackMs`: seq is commit order, while `created_at` is the start of the writing transaction, so the two orders
+ * can differ by the length of a transaction. An event that occurred at or after `until + slackMs` bounds the range
+ * from above: every event committed after it started its transaction less than `slackMs` before its own insert,
+ * which came after that event's, so it occurred at or after `until`. Likewise an event that occurred before
+ * `since - slackMs` bounds it from below. This holds for transactions shorter than `slackMs`.
+ * @returns `from`: the seq above which no event of the range lies (null: none bounds it); `to`: the seq below which
+ *   none lies (null: none bounds it).
+ */
+export async function seqWindow(
+  prisma: PrismaClient,
+  companyId: string,
+  range: { since: Date | null; until: Date | null },
+  slackMs: number,
+): Promise<{ from: bigint | null; to: bigint | null }> {
+  // The time as a row comparison with the company, ordered as the index is: only (company_id, created_at) can serve
+  // it, so the planner never walks the (created_at, id) index through other companies' events (which it did when
+  // it estimated the company had nothing after the time; console-events-db.test.ts).
+  const seqAt = async (sql: string, at: Date) => {
+    const rows = await query<{ seq: string }>(prisma, sql, [companyId, at]);
+    return rows[0] ? BigInt(rows[0].seq) : null;
+  };
+  const from = range.until
+    ? await seqAt(
+        SEQ_WINDOW_SQL.from,
+        new Date(range.until.getTime() + slackMs),
+      )
+    : null;
+  const to = range.since
+    ? await seqAt(
+        SEQ_WINDOW_SQL.to,
+        new Date(range.since.getTime() - slackMs),
+      )
+    : null;
+  return { from, to };
+}
+
+/** The statements of {@link seqWindow} (`$1` company id, `$2` the time), exported for the plan checks of the tests. */
+export const SEQ_WINDOW_SQL = {
+  from: `SELECT seq::text AS seq FROM webhook_events
+     WHERE company_id = $1 AND (company_id, created_at) >= ($1, $2::timestamptz) ORDER BY company_id, created_at LIMIT 1`,
+  to: `SELECT seq::text AS seq FROM webhook_events
+     WHERE company_id = $1 AND (company_id, created_at) < ($1, $2::timestamptz) ORDER BY company_id DESC, created_at DESC LIMIT 1`,
+} as const;

@@ -9,7 +9,7 @@ import { eraseEventsOf, eraseUndeliveredDeletionEvents, lockQueuesOfPendingDeliv
 import type { ItemRecord } from "./item-record";
 import { lockItemForUpdate } from "./items";
 import { eraseStoredNoteResponses, lockNotesOfItem } from "./notes";
-import { eventOrderLockCte, fanOutCtes } from "./outbox";
+import { ACTOR_COLUMNS, actorParam, actorValues, eventOrderLockCte, fanOutCtes } from "./outbox";
 import type { PipelineStructure } from "./pipelines";
 import { sqlOf, type TransactionQuery } from "./sql";
 import { lockTasksOfItem, type StoredTask } from "./tasks";
@@ -134,8 +134,8 @@ async function deleteAndWriteEvents(
        DELETE FROM items WHERE id = $2 AND company_id = $1
        RETURNING id
      ), ${eventOrderLockCte("new_events_order", "$1")}, new_events AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT e.id, $1, e.type, e.resource_id, e.payload::json
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, ${ACTOR_COLUMNS})
+       SELECT e.id, $1, e.type, e.resource_id, e.payload::json, ${actorValues("$22::text")}
        FROM new_events_order CROSS JOIN unnest($7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS e(id, type, resource_id, payload, n)
        WHERE EXISTS (SELECT 1 FROM gone)
        ORDER BY e.n
@@ -165,6 +165,7 @@ async function deleteAndWriteEvents(
       a.ip,
       JSON.stringify(a.details),
       pipelineId,
+      actorParam(),
     ],
   );
   // An `item.deleted` that no active subscription's filter let through has no delivery to wait for: erase it now,

@@ -7,7 +7,7 @@ import type { KeysetPosition } from "./keyset";
 import { ITEM_INCLUDE, type ItemRecord } from "./item-record";
 import { findPipelineStructure, refreshPipelineStructure, structureNames, type Db, type PipelineStructure } from "./pipelines";
 import type { JsonAroundSlot } from "./json-slot";
-import { eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
+import { ACTOR_COLUMNS, actorParam, actorValues, eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import {
   CLAIM_SELECT,
   CLAIM_TAKEN,
@@ -438,13 +438,13 @@ export async function insertItemWithEvent(
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
     query<{ short_id: string | null; deliveries: number; companies: number } & ClaimRow>(
       prisma,
-      `WITH ${claimCtes("$2", "$15")}, ${lockedPipelineCtes(CLAIM_TAKEN)}, ${INSERT_ITEM_CTES}, ${storeCreatedCte("new_item", {
+      `WITH ${claimCtes("$2", "$16")}, ${lockedPipelineCtes(CLAIM_TAKEN)}, ${INSERT_ITEM_CTES}, ${storeCreatedCte("new_item", {
         company: "$2",
-        key: "$15",
-        hash: "$16",
+        key: "$16",
+        hash: "$17",
         body: "$13 || to_json(new_item.short_id)::text || $14",
-        location: "$17",
-        ttl: "$18",
+        location: "$18",
+        ttl: "$19",
       })}
        SELECT (SELECT short_id FROM new_item) AS short_id, (SELECT count(*) FROM queued)::int AS deliveries,
          (SELECT count(*) FROM company_row)::int AS companies, ${CLAIM_SELECT.columns}
@@ -459,7 +459,7 @@ export async function insertItemWithEvent(
   return { shortId: row.short_id ?? null, deliveries: Number(row.deliveries ?? 0), companyGone: Number(row.companies) === 0 };
 }
 
-/** The bound parameters `$1`..`$14` of the insert statements. */
+/** The bound parameters `$1`..`$15` of the insert statements (`$15`: the request's actor, db/outbox.ts `actorParam`). */
 function insertItemParams(item: ItemToInsert, event: ItemEventToInsert): unknown[] {
   return [
     item.id,
@@ -476,6 +476,7 @@ function insertItemParams(item: ItemToInsert, event: ItemEventToInsert): unknown
     event.type,
     event.payload.before,
     event.payload.after,
+    actorParam(),
   ];
 }
 
@@ -517,8 +518,9 @@ const INSERT_ITEM_CTES = `new_item AS (
        SELECT $1, $2, $3, $4, $5, short.short_id, $6, $7, $8, $9::jsonb, 1, $10::timestamptz, $10::timestamptz FROM short
        RETURNING id, short_id
      ), ${eventOrderLockCte("new_event_order", "$2")}, new_event AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json FROM new_item CROSS JOIN new_event_order
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, ${ACTOR_COLUMNS})
+       SELECT $11, $2, $12, new_item.id, ($13 || to_json(new_item.short_id)::text || $14)::json, ${actorValues("$15::text")}
+       FROM new_item CROSS JOIN new_event_order
        RETURNING id, type, seq, payload
      ), ${fanOutCtes("new_event", "$2")}`;
 

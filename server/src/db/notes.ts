@@ -25,7 +25,7 @@ import {
 } from "./idempotency";
 import { KEYSET_ORDER, keysetWhere, type KeysetPosition } from "./keyset";
 import type { NoteRecord } from "./note-record";
-import { eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
+import { ACTOR_COLUMNS, actorValues, eventOrderLockCte, eventParams, fanOutCtes, insertEventsCte, type OutboxEventToInsert } from "./outbox";
 import type { RowWriteOutcome } from "./write-outcome";
 import { query, sqlOf, type TransactionQuery } from "./sql";
 import { noWait, runGrouped, type GroupedStatement } from "./write-groups";
@@ -134,8 +134,8 @@ function createOutcome(row: { company: number; item: number; created: number }):
  * (`FOR KEY SHARE NOWAIT`, in id order: a locked row fails the group and its members run alone), the notes that
  * still have their item, the company's event-order lock, their events in member order (so their `seq` follows it)
  * and the events' deliveries. Parameters: `$1` the company, `$2`..`$7`
- * the members' note ids, item ids, bodies, pinned flags, authors and times (arrays in member order), `$8`..`$11` every
- * member's events (note id, event id, name, JSON body; arrays in member order). One outcome row per member (`n` from
+ * the members' note ids, item ids, bodies, pinned flags, authors and times (arrays in member order), `$8`..`$12` every
+ * member's events (note id, event id, name, JSON body, actor; arrays in member order). One outcome row per member (`n` from
  * 1, in member order), with the columns of a lone create's outcome.
  */
 const INSERT_NOTES_GROUP_SQL = noWait(`WITH ${lockedCompanyCte("$1")}, m AS MATERIALIZED (
@@ -152,9 +152,9 @@ const INSERT_NOTES_GROUP_SQL = noWait(`WITH ${lockedCompanyCte("$1")}, m AS MATE
            ORDER BY m.n
            RETURNING id
          ), ${eventOrderLockCte("new_events_order", "$1")}, new_events AS (
-           INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-           SELECT e.id, $1, e.type, new_note.id, e.payload::json
-           FROM unnest($8::text[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS e(note_id, id, type, payload, n)
+           INSERT INTO webhook_events (id, company_id, type, resource_id, payload, ${ACTOR_COLUMNS})
+           SELECT e.id, $1, e.type, new_note.id, e.payload::json, ${actorValues("e.actor")}
+           FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS e(note_id, id, type, payload, actor, n)
              JOIN new_note ON new_note.id = e.note_id CROSS JOIN new_events_order
            ORDER BY e.n
            RETURNING id, type, seq, payload
@@ -166,8 +166,10 @@ const INSERT_NOTES_GROUP_SQL = noWait(`WITH ${lockedCompanyCte("$1")}, m AS MATE
 /** The parameters of `INSERT_NOTES_GROUP_SQL` from the members' parameters of the lone create (`insertNoteWithEvents`). */
 function groupParams(companyId: string, members: readonly (readonly unknown[])[]): unknown[] {
   const column = (i: number) => members.map((p) => p[i]);
-  const events = members.flatMap((p) => (p[7] as string[]).map((id, k) => [p[0], id, (p[8] as string[])[k], (p[9] as string[])[k]]));
-  return [companyId, column(0), column(2), column(3), column(4), column(5), column(6), ...[0, 1, 2, 3].map((k) => events.map((e) => e[k]))];
+  const events = members.flatMap((p) =>
+    (p[7] as string[]).map((id, k) => [p[0], id, (p[8] as string[])[k], (p[9] as string[])[k], (p[10] as (string | null)[])[k]]),
+  );
+  return [companyId, column(0), column(2), column(3), column(4), column(5), column(6), ...[0, 1, 2, 3, 4].map((k) => events.map((e) => e[k]))];
 }
 
 /**
@@ -210,13 +212,13 @@ export async function insertNoteWithEvents(
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
     query<Row & ClaimRow>(
       prisma,
-      `WITH ${claimCtes("$2", "$11")}, ${lockedCompanyCte("$2", CLAIM_TAKEN)}, ${INSERT_NOTE_CTES}, ${storeCreatedCte("new_note", {
+      `WITH ${claimCtes("$2", "$12")}, ${lockedCompanyCte("$2", CLAIM_TAKEN)}, ${INSERT_NOTE_CTES}, ${storeCreatedCte("new_note", {
         company: "$2",
-        key: "$11",
-        hash: "$12",
-        body: "$13",
-        location: "$14",
-        ttl: "$15",
+        key: "$12",
+        hash: "$13",
+        body: "$14",
+        location: "$15",
+        ttl: "$16",
       })}
        SELECT ${CREATE_OUTCOME_COLUMNS}, ${CLAIM_SELECT.columns}
        ${CLAIM_SELECT.from}`,

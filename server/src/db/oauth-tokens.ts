@@ -52,8 +52,11 @@ export interface GrantHitToCount {
   windowStart: Date;
   /** The instant expiry is checked against (the app's clock). */
   now: Date;
-  /** The resource identifier of the requested path (oauth/resources.ts): the hit is counted only when `aud` is it. */
-  resource: string;
+  /**
+   * The identifiers of the requested path's resource (oauth/served-origins.ts `resourceIdentifiers`: one, or two in
+   * development, `localhost` and `127.0.0.1`): the hit is counted only when `aud` is one of them.
+   */
+  resources: readonly string[];
 }
 
 /**
@@ -62,7 +65,7 @@ export interface GrantHitToCount {
  * unexpired, whose user (the grant's `payload.accountId`) still exists in the token's company, with its company and
  * its `Client` record's name (docs/oauth-storage.md "Rules every reader follows"),
  * AND, in the same statement, counts one rate-limit hit for its grant (the upsert of db/rate-limit.ts
- * `incrementWindow`, as a data-modifying CTE) when the token is usable for `hit.resource` and the company's
+ * `incrementWindow`, as a data-modifying CTE) when the token is usable for `hit.resources` and the company's
  * subscription is active: one round trip for authentication and the rate limit, as for API keys.
  * The user condition is defence in depth: removing a user or moving them out of the company revokes their grants
  * (db/oauth-grants.ts `deleteUserGrantRecords`), but should that cleanup ever be missed, their tokens still stop
@@ -93,11 +96,11 @@ export async function findAccessTokenAndCountHit(
        WHERE t.model = 'AccessToken' AND t.id = $1 AND t.expires_at > $4::timestamptz
      ), hit AS (
        INSERT INTO rate_limit_windows (key, window_start, hits)
-       SELECT $2 || t.grant_id, $3::timestamptz, 1 FROM t WHERE t.aud = $5 AND t.subscription_active
+       SELECT $2 || t.grant_id, $3::timestamptz, 1 FROM t WHERE t.aud IN ($5, $6) AND t.subscription_active
        ${COUNT_HIT_ON_CONFLICT}
      )
      SELECT t.*, (SELECT hits FROM hit) AS hits FROM t`,
-    [tokenHash, hit.keyPrefix, hit.windowStart, hit.now, hit.resource],
+    [tokenHash, hit.keyPrefix, hit.windowStart, hit.now, hit.resources[0], hit.resources[1] ?? hit.resources[0]],
     { name: "find-access-token-and-count-hit" },
   );
   if (!row) return null;
@@ -116,6 +119,34 @@ export async function findAccessTokenAndCountHit(
     },
     hits: row.hits == null ? null : Number(row.hits),
   };
+}
+
+/** Why `findAccessTokenAndCountHit` found no valid token: what the `AccessToken` record itself says. */
+export interface AccessTokenState {
+  /** `payload.aud` (null when absent or not a string). */
+  audience: string | null;
+  expiresAt: Date;
+  /** Whether its `Grant` record exists, is unexpired at the instant given, and its user is still in the token's company. */
+  grantLive: boolean;
+}
+
+/**
+ * The `AccessToken` record whose id is `tokenHash`, expired or not, with whether its grant still holds at `now`
+ * (the rules of `findAccessTokenAndCountHit`), so a refused token can be told why (issue 39: expired, or bound to the
+ * other resource). Only called after `findAccessTokenAndCountHit` found nothing; reads, never writes.
+ * @returns null when there is no such record (never issued, revoked with its grant, or purged after expiry).
+ */
+export async function findAccessTokenState(prisma: PrismaClient, tokenHash: string, now: Date): Promise<AccessTokenState | null> {
+  const row = await queryOne<{ aud: string | null; expires_at: Date; grant_live: boolean }>(
+    prisma,
+    `SELECT t.payload->>'aud' AS aud, t.expires_at,
+            EXISTS (SELECT 1 FROM oauth_records g JOIN users u ON u.id = g.payload->>'accountId' AND u.company_id = t.company_id
+                    WHERE g.model = 'Grant' AND g.id = t.payload->>'grantId'
+                      AND (g.expires_at IS NULL OR g.expires_at > $2::timestamptz)) AS grant_live
+     FROM oauth_records t WHERE t.model = 'AccessToken' AND t.id = $1`,
+    [tokenHash, now],
+  );
+  return row ? { audience: row.aud, expiresAt: row.expires_at, grantLive: row.grant_live } : null;
 }
 
 /**

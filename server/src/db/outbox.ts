@@ -1,5 +1,6 @@
 /** Data access for the transactional outbox (tables `webhook_events` and `webhook_deliveries`). */
 import type { Prisma } from "../generated/prisma/client";
+import { currentEventActor } from "./event-actor";
 import { uuidv7 } from "./webhook-dispatch";
 
 /**
@@ -162,25 +163,45 @@ export interface OutboxEventToInsert {
 }
 
 /**
- * The parameters `eventsCte` reads, in this order: event ids, names and JSON texts (three `text[]`).
+ * The parameters `eventsCte` reads, in this order: event ids, names, JSON texts and actors (four `text[]`; the
+ * actor of each is `actorParam()`, the request's, read now).
  */
-export function eventParams(events: readonly OutboxEventToInsert[]): [string[], string[], string[]] {
-  return [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload))];
+export function eventParams(events: readonly OutboxEventToInsert[]): [string[], string[], string[], (string | null)[]] {
+  const actor = actorParam();
+  return [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e.payload)), events.map(() => actor)];
 }
 
 /**
- * The CTE `name` that writes the events given as the `text[]` parameters `first`, `first + 1`, `first + 2`
- * (`eventParams`: ids, names, payloads) about the row of the one-row CTE `resourceCte` (column `id`), for the company
+ * The actor of the current request (db/event-actor.ts) as one SQL text parameter, for the statements that insert
+ * events: JSON `{ type, id, label }`, or null when none is known. `ACTOR_COLUMNS` / `actorValues` store it.
+ */
+export function actorParam(): string | null {
+  const actor = currentEventActor();
+  return actor ? JSON.stringify({ type: actor.type, id: actor.id, label: actor.label }) : null;
+}
+
+/** The `webhook_events` columns that record who caused an event, in `actorValues`' order. */
+export const ACTOR_COLUMNS = "actor_type, actor_id, actor_label";
+
+/** SQL: the values of `ACTOR_COLUMNS` from the SQL expression `actor` (an `actorParam()` text; null: all null). */
+export function actorValues(actor: string): string {
+  return `(${actor})::json ->> 'type', (${actor})::json ->> 'id', (${actor})::json ->> 'label'`;
+}
+
+/**
+ * The CTE `name` that writes the events given as the `text[]` parameters `first` .. `first + 3`
+ * (`eventParams`: ids, names, payloads, actors) about the row of the one-row CTE `resourceCte` (column `id`), for the company
  * of parameter `companyParam`; nothing when `resourceCte` is empty. The company's event-order lock is taken first
  * (the CTE `<name>_order`, `eventOrderLockCte`), once the resource row is written. The events are inserted in array
  * order, so their `seq` follows it. Returns (id, type, seq, payload), ready for `fanOutCtes(name, companyParam)`.
  */
 export function insertEventsCte(name: string, resourceCte: string, companyParam: string, first: number): string {
   return `${eventOrderLockCte(`${name}_order`, companyParam)}, ${name} AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT e.id, ${companyParam}, e.type, ${resourceCte}.id, e.payload::json
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, ${ACTOR_COLUMNS})
+       SELECT e.id, ${companyParam}, e.type, ${resourceCte}.id, e.payload::json, ${actorValues("e.actor")}
        FROM ${resourceCte} CROSS JOIN ${name}_order
-         CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[]) WITH ORDINALITY AS e(id, type, payload, n)
+         CROSS JOIN unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::text[])
+           WITH ORDINALITY AS e(id, type, payload, actor, n)
        ORDER BY e.n
        RETURNING id, type, seq, payload
      )`;
@@ -221,8 +242,8 @@ export async function insertEventForSubscription(
        WHERE id = $1 AND company_id = $2 AND disabled_at IS NULL AND paused_at IS NULL
        FOR KEY SHARE
      ), ${eventOrderLockCte("event_order", "$2")}, event AS (
-       INSERT INTO webhook_events (id, company_id, type, resource_id, payload)
-       SELECT $6, $2, $3, $4, $5::json FROM target CROSS JOIN event_order
+       INSERT INTO webhook_events (id, company_id, type, resource_id, payload, ${ACTOR_COLUMNS})
+       SELECT $6, $2, $3, $4, $5::json, ${actorValues("$7::text")} FROM target CROSS JOIN event_order
        RETURNING id, seq
      ), queued AS (
        INSERT INTO webhook_deliveries (id, event_id, subscription_id, seq)
@@ -236,6 +257,7 @@ export async function insertEventForSubscription(
     event.resourceId,
     JSON.stringify(event.payload),
     uuidv7(),
+    actorParam(),
   );
   return rows[0]?.id ?? null;
 }

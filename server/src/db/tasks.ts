@@ -260,13 +260,13 @@ export async function insertTaskWithEvents(
   const rows = await retryOnStoredKeyConflict(prisma, claim, () =>
     query<Row & ClaimRow>(
       prisma,
-      `WITH ${claimCtes("$2", "$20")}, ${lockedCompanyCte("$2", CLAIM_TAKEN)}, ${INSERT_TASK_CTES}, ${storeCreatedCte("new_task", {
+      `WITH ${claimCtes("$2", "$21")}, ${lockedCompanyCte("$2", CLAIM_TAKEN)}, ${INSERT_TASK_CTES}, ${storeCreatedCte("new_task", {
         company: "$2",
-        key: "$20",
-        hash: "$21",
-        body: "$22",
-        location: "$23",
-        ttl: "$24",
+        key: "$21",
+        hash: "$22",
+        body: "$23",
+        location: "$24",
+        ttl: "$25",
       })}
        SELECT ${OUTCOME_COLUMNS}, ${created}, ${CLAIM_SELECT.columns}
        ${CLAIM_SELECT.from}`,

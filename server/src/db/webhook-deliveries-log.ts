@@ -148,11 +148,8 @@ export async function countPendingDeliveries(db: Db, subscriptionId: string, cap
   return Number(rows[0]?.n ?? 0);
 }
 
-/** One line of the console's delivery log: the delivery, its event name and its latest attempt's status and duration. */
-export interface DeliverySummaryRow {
-  id: string;
-  eventId: string;
-  event: string;
+/** Where a delivery stands, as the console's delivery logs show it (the latest attempt's status and duration are on the delivery). */
+export interface DeliveryProgress {
   state: string;
   attemptCount: number;
   lastStatus: number | null;
@@ -163,10 +160,11 @@ export interface DeliverySummaryRow {
   completedAt: Date | null;
 }
 
-interface DeliverySummarySqlRow {
-  id: string;
-  event_id: string;
-  event: string;
+/** The columns of {@link DeliveryProgress} of `webhook_deliveries d`, as selected. */
+const PROGRESS_COLUMNS = "d.state, d.attempt_count, d.last_status, d.last_duration_ms, d.last_error, d.next_attempt_at, d.created_at, d.completed_at";
+
+/** {@link PROGRESS_COLUMNS} as the driver returns them. */
+interface ProgressSqlRow {
   state: string;
   attempt_count: number;
   last_status: number | null;
@@ -175,6 +173,26 @@ interface DeliverySummarySqlRow {
   next_attempt_at: Date;
   created_at: Date;
   completed_at: Date | null;
+}
+
+function progressOf(r: ProgressSqlRow): DeliveryProgress {
+  return {
+    state: r.state,
+    attemptCount: Number(r.attempt_count),
+    lastStatus: r.last_status,
+    lastDurationMs: r.last_duration_ms,
+    lastError: r.last_error,
+    nextAttemptAt: new Date(r.next_attempt_at),
+    createdAt: new Date(r.created_at),
+    completedAt: r.completed_at === null ? null : new Date(r.completed_at),
+  };
+}
+
+/** One line of the console's delivery log: the delivery, its event name and its latest attempt's status and duration. */
+export interface DeliverySummaryRow extends DeliveryProgress {
+  id: string;
+  eventId: string;
+  event: string;
 }
 
 /**
@@ -204,29 +222,16 @@ export async function listDeliverySummaries(
     where.push(`(d.created_at < ${at}::timestamptz OR (d.created_at = ${at}::timestamptz AND d.id < ${id}))`);
   }
   const shape = `${filter.state === undefined ? 0 : 1}${filter.after === undefined ? 0 : 1}`;
-  const rows = await query<DeliverySummarySqlRow>(
+  const rows = await query<ProgressSqlRow & { id: string; event_id: string; event: string }>(
     prisma,
-    `SELECT d.id, d.event_id, e.type AS event, d.state, d.attempt_count, d.last_status, d.last_duration_ms, d.last_error,
-       d.next_attempt_at, d.created_at, d.completed_at
+    `SELECT d.id, d.event_id, e.type AS event, ${PROGRESS_COLUMNS}
      FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
      WHERE ${where.join(" AND ")}
      ORDER BY d.created_at DESC, d.id DESC LIMIT ${param(take)}::int`,
     params,
     { name: `list-delivery-summaries-${shape}` },
   );
-  return rows.map((r) => ({
-    id: r.id,
-    eventId: r.event_id,
-    event: r.event,
-    state: r.state,
-    attemptCount: Number(r.attempt_count),
-    lastStatus: r.last_status,
-    lastDurationMs: r.last_duration_ms,
-    lastError: r.last_error,
-    nextAttemptAt: new Date(r.next_attempt_at),
-    createdAt: new Date(r.created_at),
-    completedAt: r.completed_at === null ? null : new Date(r.completed_at),
-  }));
+  return rows.map((r) => ({ id: r.id, eventId: r.event_id, event: r.event, ...progressOf(r) }));
 }
 
 /** Attempts a delivery detail shows at most (the newest). */
@@ -244,4 +249,135 @@ export type DeliveryDetailRow = Prisma.WebhookDeliveryGetPayload<{ include: type
 /** Delivery `deliveryId` of subscription `subscriptionId` in detail, or null when it is not one of its deliveries. */
 export function findDeliveryDetail(db: Db, subscriptionId: string, deliveryId: string): Promise<DeliveryDetailRow | null> {
   return db.webhookDelivery.findFirst({ where: { id: deliveryId, subscriptionId }, include: DELIVERY_DETAIL_INCLUDE });
+}
+
+/** One delivery of an event, with the endpoint (subscription) it goes to (the console's event page). */
+export interface EventDeliveryRow extends DeliveryProgress {
+  id: string;
+  subscriptionId: string;
+  targetUrl: string;
+  description: string | null;
+  /** `console` (an endpoint made in the console) or `api` (a REST hook). */
+  origin: string;
+}
+
+/**
+ * One page of event `eventId`'s deliveries to the subscriptions of company `companyId`, in id order (the order they
+ * were queued), strictly after delivery id `after`, with each subscription's URL, description and origin. Read
+ * through the index `webhook_deliveries (event_id)` (an event has at most one delivery per subscription, so at most
+ * MAX_SUBSCRIPTIONS_PER_COMPANY), each joined to its subscription by primary key: its cost does not grow with the
+ * deliveries of other events (checked with EXPLAIN in console-events-db.test.ts). Fetches `take` rows; callers pass
+ * `limit + 1`.
+ */
+export async function listEventDeliveries(
+  prisma: PrismaClient,
+  companyId: string,
+  eventId: string,
+  after: string | null,
+  take: number,
+): Promise<EventDeliveryRow[]> {
+  const rows = await query<ProgressSqlRow & { id: string; subscription_id: string; target_url: string; description: string | null; origin: string }>(
+    prisma,
+    EVENT_DELIVERIES_SQL,
+    [eventId, companyId, after, take],
+    { name: "list-event-deliveries" },
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    targetUrl: r.target_url,
+    description: r.description,
+    origin: r.origin,
+    ...progressOf(r),
+  }));
+}
+
+/** The statement of {@link listEventDeliveries}: `$1` event id, `$2` company id, `$3` the last delivery id seen (or null), `$4` rows. */
+export const EVENT_DELIVERIES_SQL = `SELECT d.id, d.subscription_id, s.target_url, s.description, s.origin, ${PROGRESS_COLUMNS}
+     FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+     WHERE d.event_id = $1 AND s.company_id = $2 AND ($3::text IS NULL OR d.id > $3::text)
+     ORDER BY d.id LIMIT $4::int`;
+
+/** One attempt of a delivery, as the console's event page lists it. */
+export interface RecentAttemptRow {
+  id: string;
+  deliveryId: string;
+  attemptedAt: Date;
+  /** The response's HTTP status, or null when none came (network error, timeout). */
+  responseStatus: number | null;
+  /** How long the attempt took, in ms. */
+  durationMs: number;
+  error: string | null;
+  /** When the delivery was to be tried again after this attempt, or null. */
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * The newest `perDelivery` attempts of each delivery of `deliveryIds` (newest first per delivery), through the index
+ * `webhook_attempts (delivery_id, attempted_at desc)`: one index range of at most `perDelivery` rows per delivery.
+ * Callers pass the ids of deliveries they have already found within the caller's company.
+ */
+export async function listRecentAttempts(prisma: PrismaClient, deliveryIds: readonly string[], perDelivery: number): Promise<RecentAttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  const rows = await query<{
+    id: string;
+    delivery_id: string;
+    attempted_at: Date;
+    response_status: number | null;
+    duration_ms: number;
+    error: string | null;
+    next_attempt_at: Date | null;
+  }>(
+    prisma,
+    `SELECT a.id, a.delivery_id, a.attempted_at, a.response_status, a.duration_ms, a.error, a.next_attempt_at
+     FROM unnest($1::text[]) AS d(id)
+     CROSS JOIN LATERAL (
+       SELECT x.id, x.delivery_id, x.attempted_at, x.response_status, x.duration_ms, x.error, x.next_attempt_at
+       FROM webhook_attempts x WHERE x.delivery_id = d.id
+       ORDER BY x.attempted_at DESC, x.id DESC LIMIT $2::int
+     ) a`,
+    [[...deliveryIds], perDelivery],
+    { name: "list-recent-attempts" },
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    deliveryId: r.delivery_id,
+    attemptedAt: new Date(r.attempted_at),
+    responseStatus: r.response_status,
+    durationMs: Number(r.duration_ms),
+    error: r.error,
+    nextAttemptAt: r.next_attempt_at === null ? null : new Date(r.next_attempt_at),
+  }));
+}
+
+/**
+ * The subscription of delivery `deliveryId` of event `eventId`, when that subscription is company `companyId`'s;
+ * null otherwise (unknown, of another event, or of another company).
+ */
+export async function findEventDeliverySubscription(prisma: PrismaClient, companyId: string, eventId: string, deliveryId: string): Promise<string | null> {
+  const rows = await query<{ subscription_id: string }>(
+    prisma,
+    `SELECT d.subscription_id FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+     WHERE d.id = $1 AND d.event_id = $2 AND s.company_id = $3`,
+    [deliveryId, eventId, companyId],
+  );
+  return rows[0]?.subscription_id ?? null;
+}
+
+/**
+ * How many deliveries each event of `eventIds` has in each state (`pending`, `succeeded`, `failed`), through the
+ * index `webhook_deliveries (event_id)`. Events without deliveries are absent. Callers pass ids of their company's
+ * events (a page of them).
+ * @returns event id → state → count.
+ */
+export async function countDeliveriesByEvent(prisma: PrismaClient, eventIds: readonly string[]): Promise<Map<string, Record<string, number>>> {
+  const counts = new Map<string, Record<string, number>>();
+  if (eventIds.length === 0) return counts;
+  const rows = await query<{ event_id: string; state: string; n: number }>(
+    prisma,
+    `SELECT event_id, state, count(*)::int AS n FROM webhook_deliveries WHERE event_id = ANY ($1::text[]) GROUP BY event_id, state`,
+    [[...eventIds]],
+  );
+  for (const r of rows) counts.set(r.event_id, { ...counts.get(r.event_id), [r.state]: Number(r.n) });
+  return counts;
 }

@@ -10,10 +10,19 @@ import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Scope } from "@stageline/shared";
 import type { AppContext } from "../context";
 import { assertScope, authenticate, scopesNeededBy, type AuthContext } from "../services/api-keys";
-import { authenticateAccessToken } from "../services/oauth-tokens";
+import { AccessTokenRejected, authenticateAccessToken } from "../services/oauth-tokens";
 import { DomainError, domainError } from "../services/errors";
+import { eventActorOfAuth, runAsEventActor } from "../services/event-actors";
 import { API_KEY_COUNTER_PREFIX, type DatabaseRateLimitStore } from "./rate-limit";
-import { challengeFor401, challengeFor403, presentedCredential, resourceOf } from "./bearer-challenge";
+import { servedOrigins } from "../oauth/served-origins";
+import { acceptedResources, challengeFor401, challengeFor403, presentedCredential } from "./bearer-challenge";
+
+/**
+ * The 401 of a request with no credential (CONTRACT "Connect with OAuth 2.1": it is told it may send an API key or an
+ * OAuth access token).
+ */
+export const NO_CREDENTIAL_DETAIL =
+  "Send an API key (x-api-key header, or Authorization: Bearer) or an OAuth access token (Authorization: Bearer).";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -31,18 +40,16 @@ declare global {
  * statement and leaves the ticket for the limiter, which must be the next middleware (app.ts); a request whose
  * credential fails is counted by the limiter per client IP instead.
  */
-export function resolveCredential(ctx: Pick<AppContext, "prisma" | "publicOrigin">, limiter: DatabaseRateLimitStore): RequestHandler {
+export function resolveCredential(ctx: Pick<AppContext, "prisma" | "config" | "publicOrigin">, limiter: DatabaseRateLimitStore): RequestHandler {
   return async (req, _res, next) => {
     try {
       const windowStart = limiter.windowStart();
       const presented = presentedCredential(req);
+      if (presented.kind === "none") throw domainError("invalid_api_key", NO_CREDENTIAL_DETAIL);
       const { auth, hits } =
         presented.kind === "token"
-          ? await authenticateAccessToken(ctx.prisma, presented.value, resourceOf(req, ctx.publicOrigin()), new Date(), windowStart)
-          : await authenticate(ctx.prisma, presented.kind === "key" ? presented.value : undefined, new Date(), {
-              keyPrefix: API_KEY_COUNTER_PREFIX,
-              windowStart,
-            });
+          ? await authenticateAccessToken(ctx.prisma, presented.value, acceptedResources(req, servedOrigins(ctx)), new Date(), windowStart)
+          : await authenticate(ctx.prisma, presented.value, new Date(), { keyPrefix: API_KEY_COUNTER_PREFIX, windowStart });
       req.auth = auth;
       if (hits != null) req.rateLimitTicket = limiter.precounted(auth.counterKey, hits, windowStart);
     } catch (err) {
@@ -53,13 +60,17 @@ export function resolveCredential(ctx: Pick<AppContext, "prisma" | "publicOrigin
   };
 }
 
-/** Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge. */
-export function requireAuth(ctx: Pick<AppContext, "publicOrigin">): RequestHandler {
+/**
+ * Fails with the stored 401/402 problem when the credential did not authenticate; a 401 gets its challenge (a refused
+ * access token's says why). An authenticated request runs on as its credential's actor (services/event-actors.ts): its
+ * events record who wrote them.
+ */
+export function requireAuth(ctx: Pick<AppContext, "config" | "publicOrigin">): RequestHandler {
   return (req, res, next) => {
-    if (req.auth) return next();
-    const err = req.authError ?? domainError("invalid_api_key", "Send your API key in the x-api-key header.");
+    if (req.auth) return runAsEventActor(eventActorOfAuth(req.auth), next);
+    const err = req.authError ?? domainError("invalid_api_key", NO_CREDENTIAL_DETAIL);
     if (err.status === 401) {
-      const challenge = challengeFor401(req, ctx.publicOrigin());
+      const challenge = challengeFor401(req, servedOrigins(ctx), err instanceof AccessTokenRejected ? err.description : undefined);
       if (challenge) res.setHeader("WWW-Authenticate", challenge);
     }
     next(err);
@@ -78,10 +89,10 @@ export function requireScope(...anyOf: Scope[]): RequestHandler {
  * Error middleware: adds the `error="insufficient_scope"` challenge to a 403 of `assertScope` when the request
  * carried an access token (http/bearer-challenge.ts), then passes the error on to the problem renderer.
  */
-export function challengeInsufficientScope(ctx: Pick<AppContext, "publicOrigin">): ErrorRequestHandler {
+export function challengeInsufficientScope(ctx: Pick<AppContext, "config" | "publicOrigin">): ErrorRequestHandler {
   return (err, req, res, next) => {
     const needed = scopesNeededBy(err);
-    const challenge = needed && !res.headersSent ? challengeFor403(req, ctx.publicOrigin(), needed) : null;
+    const challenge = needed && !res.headersSent ? challengeFor403(req, servedOrigins(ctx), needed) : null;
     if (challenge) res.setHeader("WWW-Authenticate", challenge);
     next(err);
   };

@@ -4,18 +4,24 @@
  * (`@stageline/shared`, CONTRACT.md "Errors").
  */
 import type { ErrorRequestHandler, Response } from "express";
-import { PROBLEM_CONTENT_TYPE, createProblem } from "@stageline/shared";
+import { PROBLEM_CONTENT_TYPE, RETRY_AFTER_HEADER, createProblem } from "@stageline/shared";
 import type { Logger } from "pino";
 import { safeUrl } from "../logger";
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from "../services/database-outage";
 import { DomainError, domainError } from "../services/errors";
 
-/** Writes `err` as a problem response with the status of its code. */
+/**
+ * Writes `err` as a problem response with the status of its code; a `503 service_unavailable` also carries
+ * `Retry-After` (CONTRACT "Errors").
+ */
 export function sendProblem(res: Response, err: DomainError): void {
+  if (err.code === "service_unavailable") res.setHeader(RETRY_AFTER_HEADER, String(OUTAGE_RETRY_AFTER_SECONDS));
   res.status(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(createProblem(err.code, err.detail, err.extras, err.status)));
 }
 
 /**
- * Final error middleware: `DomainError` as is; body-parser failures as 400/413; anything else as a 500 with no
+ * Final error middleware: `DomainError` as is; body-parser failures as 400/413; a database that cannot be reached
+ * (services/database-outage.ts) as 503 `service_unavailable` with `Retry-After`; anything else as a 500 with no
  * stack trace or SQL in the body (it is logged instead).
  */
 export function renderProblem(logger: Logger): ErrorRequestHandler {
@@ -37,6 +43,11 @@ export function renderProblem(logger: Logger): ErrorRequestHandler {
     const status = (err as { status?: unknown }).status;
     if (typeof status === "number" && status >= 400 && status < 500 && (err as { expose?: unknown }).expose !== false) {
       return sendProblem(res, domainError("validation_failed", `The request could not be read: ${(err as Error).message}.`));
+    }
+    const outage = outageOf(err);
+    if (outage) {
+      logger.warn({ err, method: req.method, url: safeUrl(req.originalUrl) }, "database unreachable: answered 503");
+      return sendProblem(res, outage);
     }
     logger.error({ err, method: req.method, url: safeUrl(req.originalUrl) }, "unhandled error");
     return sendProblem(res, domainError("internal", "Something went wrong on our side. Please try again."));

@@ -10,7 +10,8 @@
 import { Router } from "express";
 import { SCOPES } from "@stageline/shared";
 import type { AppContext } from "../context";
-import { oauthResources } from "../oauth/resources";
+import type { OAuthResources } from "../oauth/resources";
+import { resourcesForHost, servedOrigins } from "../oauth/served-origins";
 import { PRM_WELL_KNOWN } from "./bearer-challenge";
 
 /** RFC 9728 §2: the metadata of one protected resource. */
@@ -22,9 +23,8 @@ export interface ProtectedResourceMetadata {
   resource_name: string;
 }
 
-/** The metadata of resource `kind` for a server whose public origin is `origin`. */
-export function protectedResourceMetadata(origin: string, kind: "rest" | "mcp"): ProtectedResourceMetadata {
-  const resources = oauthResources(origin);
+/** The metadata of resource `kind` at the origin whose resources are `resources` (oauth/resources.ts). */
+export function protectedResourceMetadata(resources: OAuthResources, kind: "rest" | "mcp"): ProtectedResourceMetadata {
   return {
     resource: resources[kind],
     authorization_servers: [resources.issuer],
@@ -34,16 +34,19 @@ export function protectedResourceMetadata(origin: string, kind: "rest" | "mcp"):
   };
 }
 
-/** The two well-known routes (GET and HEAD; any other method is 405 with `Allow`). */
-export function protectedResourceMetadataRouter(ctx: Pick<AppContext, "publicOrigin">): Router {
+/**
+ * The two well-known routes (GET and HEAD; any other method is 405 with `Allow`), at the origin the request addressed
+ * (oauth/served-origins.ts: in development `localhost` or `127.0.0.1`, so `resource` is the URL the client was given).
+ */
+export function protectedResourceMetadataRouter(ctx: Pick<AppContext, "config" | "publicOrigin">): Router {
   const router = Router();
   for (const [path, kind] of [
     [`${PRM_WELL_KNOWN}/v1/ext/mcp`, "mcp"],
     [`${PRM_WELL_KNOWN}/v1/ext`, "rest"],
   ] as const) {
-    router.get(path, (_req, res) => {
+    router.get(path, (req, res) => {
       res.set("Cache-Control", "public, max-age=300").set("Access-Control-Allow-Origin", "*");
-      res.json(protectedResourceMetadata(ctx.publicOrigin(), kind));
+      res.json(protectedResourceMetadata(resourcesForHost(servedOrigins(ctx), req.header("host")), kind));
     });
     router.all(path, (_req, res) => {
       res.set("Allow", "GET, HEAD").status(405).end();

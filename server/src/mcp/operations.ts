@@ -40,6 +40,7 @@ import { OperationError, toolProblemOfProblem, type Page, type StagelineOperatio
 import type { AppContext } from "../context";
 import { createIdempotently, type CreatedResponse } from "../http/idempotency";
 import { actorOfAuth, assertScope, type AuthContext } from "../services/api-keys";
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from "../services/database-outage";
 import { checkDuplicates } from "../services/duplicates";
 import { IN_USE_RETRY_AFTER_SECONDS, type IdempotencyClaim } from "../services/idempotency";
 import { listEvents } from "../services/events-feed";
@@ -59,15 +60,21 @@ import * as hooks from "../services/webhook-subscriptions";
 export function toolProblemOf(err: DomainError): ToolProblem {
   const problem = toolProblemOfProblem({ ...err.extras, code: err.code, detail: err.detail });
   if (err.code === "idempotency_key_in_use") problem.retry_after_seconds = IN_USE_RETRY_AFTER_SECONDS;
+  if (err.code === "service_unavailable") problem.retry_after_seconds = OUTAGE_RETRY_AFTER_SECONDS;
   return problem;
 }
 
-/** Runs `fn`, turning a DomainError into an OperationError. */
+/**
+ * Runs `fn`, turning a DomainError into an OperationError, and a database that cannot be reached into the
+ * `service_unavailable` one (with `retry_after_seconds`, services/database-outage.ts) instead of the tools' `internal`.
+ */
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof DomainError) throw new OperationError(toolProblemOf(err));
+    const outage = outageOf(err);
+    if (outage) throw new OperationError(toolProblemOf(outage));
     throw err;
   }
 }

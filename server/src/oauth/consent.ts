@@ -9,8 +9,10 @@ import type { AppContext } from "../context";
 import { recordAudit, type AuditActor } from "../services/audit-log";
 import { domainError } from "../services/errors";
 import { isMetadataDocumentClientId, recordMetadataDocumentClient } from "./adapter";
-import { oauthProvider, REFRESH_TOKEN_TTL, type InteractionDetails } from "./provider";
+import { oauthProvider, REFRESH_TOKEN_TTL, type InteractionDetails, type OAuthClient, type OAuthGrant } from "./provider";
+import { OFFLINE_ACCESS, offersRefresh } from "./refresh-policy";
 import { grantableScopes, mayGrantScope } from "./scope-policy";
+import { originForHost, servedOrigins } from "./served-origins";
 
 /** What the consent page shows. */
 export interface ConsentView {
@@ -34,6 +36,38 @@ export type InteractionStep = { step: "login" } | { step: "consent"; view: Conse
 type Req = IncomingMessage;
 type Res = ServerResponse;
 
+/**
+ * The scopes the consent page offers: those requested, plus `offline_access` for a client registered with the
+ * `refresh_token` grant that did not ask it (or whose request lost it for want of `prompt=consent`): refresh-policy.ts.
+ */
+function offeredScopes(details: InteractionDetails, client: OAuthClient): string[] {
+  const scopes = new Set((details.params.scope ?? "").split(" ").filter(Boolean));
+  if (offersRefresh(client)) scopes.add(OFFLINE_ACCESS);
+  return [...scopes];
+}
+
+/**
+ * Records the person's answer on `offline_access` in `grant`: granted (and no longer rejected, should an earlier
+ * consent have unticked it), or rejected (oidc-provider asks again for a requested scope the grant has not met).
+ */
+function recordRefreshConsent(grant: OAuthGrant, granted: boolean): void {
+  if (granted) {
+    grant.addOIDCScope(OFFLINE_ACCESS);
+    const rejected = grant.rejected?.openid;
+    if (rejected?.scope) rejected.scope = rejected.scope.split(" ").filter((s) => s !== OFFLINE_ACCESS).join(" ");
+  } else {
+    grant.rejectOIDCScope(OFFLINE_ACCESS);
+  }
+}
+
+/**
+ * The provider of the origin the browser addressed (served-origins.ts): the one that started the authorization, whose
+ * interaction cookie the browser carries on that host.
+ */
+function providerFor(ctx: AppContext, req: Req) {
+  return oauthProvider(ctx, originForHost(servedOrigins(ctx), req.headers.host));
+}
+
 function requestedScopes(details: InteractionDetails): string[] {
   return [...new Set((details.params.scope ?? "").split(" ").filter(Boolean))];
 }
@@ -43,7 +77,7 @@ function requestedScopes(details: InteractionDetails): string[] {
  * @throws DomainError not_found when there is none (expired, or another browser's uid).
  */
 export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: string, user: { id: string; role: string }): Promise<InteractionStep> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid) throw domainError("not_found", "This authorization request has expired. Start again from the app.");
   if (details.prompt.name === "login" || (details.session?.accountId && details.session.accountId !== user.id)) return { step: "login" };
@@ -60,7 +94,7 @@ export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: 
       clientId: client.clientId,
       redirectHost: redirect.host,
       redirectOrigin: redirect.origin,
-      scopes: requestedScopes(details).map((name) => ({ name, grantable: mayGrantScope(user.role, name) })),
+      scopes: offeredScopes(details, client).map((name) => ({ name, grantable: mayGrantScope(user.role, name) })),
       resource: details.params.resource ?? "",
     },
   };
@@ -73,7 +107,7 @@ export async function interactionStep(ctx: AppContext, req: Req, res: Res, uid: 
  * switch (a logout page of its own, off here) is never needed.
  */
 export async function finishLogin(ctx: AppContext, req: Req, res: Res, userId: string): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res);
   const sessionUid = details.session?.uid;
   if (sessionUid && details.session?.accountId && details.session.accountId !== userId) {
@@ -102,13 +136,15 @@ export interface Decider {
  * @throws DomainError not_found when the interaction is gone or belongs to another user.
  */
 export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: string, decider: Decider, answer: { approve: boolean; ticked: string[] }): Promise<void> {
-  const provider = await oauthProvider(ctx);
+  const provider = await providerFor(ctx, req);
   const details = await provider.interactionDetails(req, res).catch(() => undefined);
   if (!details || details.uid !== uid || details.prompt.name !== "consent" || details.session?.accountId !== decider.id) {
     throw domainError("not_found", "This authorization request has expired. Start again from the app.");
   }
   const clientId = details.params.client_id ?? "";
-  const requested = requestedScopes(details);
+  const client = await provider.Client.find(clientId);
+  if (!client) throw domainError("not_found", "The app of this request is unknown.");
+  const requested = offeredScopes(details, client);
   const granted = answer.approve ? grantableScopes(decider.role, requested, answer.ticked) : [];
   const apiGranted = granted.filter((s) => s !== "offline_access");
   if (apiGranted.length === 0) {
@@ -117,10 +153,12 @@ export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: st
   }
   const grant = (details.grantId && (await provider.Grant.find(details.grantId))) || new provider.Grant({ accountId: decider.id, clientId });
   const { missingOIDCScope = [], missingResourceScopes = {} } = details.prompt.details;
-  const oidcGranted = missingOIDCScope.filter((s) => granted.includes(s));
-  const oidcRejected = missingOIDCScope.filter((s) => !granted.includes(s));
+  const missingOther = missingOIDCScope.filter((s) => s !== OFFLINE_ACCESS);
+  const oidcGranted = missingOther.filter((s) => granted.includes(s));
+  const oidcRejected = missingOther.filter((s) => !granted.includes(s));
   if (oidcGranted.length) grant.addOIDCScope(oidcGranted.join(" "));
   if (oidcRejected.length) grant.rejectOIDCScope(oidcRejected.join(" "));
+  if (requested.includes(OFFLINE_ACCESS)) recordRefreshConsent(grant, granted.includes(OFFLINE_ACCESS));
   for (const [resource, scopes] of Object.entries(missingResourceScopes)) {
     const yes = scopes.filter((s) => granted.includes(s));
     const no = scopes.filter((s) => !granted.includes(s));
@@ -130,8 +168,7 @@ export async function decideConsent(ctx: AppContext, req: Req, res: Res, uid: st
   const grantId = await grant.save();
   if (isMetadataDocumentClientId(clientId)) {
     // Name the app for the resource side and the Connected apps page (adapter.ts METADATA_DOCUMENT_MARK).
-    const client = await provider.Client.find(clientId);
-    if (client?.clientName) await recordMetadataDocumentClient(ctx.db.sql, clientId, client.clientName, REFRESH_TOKEN_TTL);
+    if (client.clientName) await recordMetadataDocumentClient(ctx.db.sql, clientId, client.clientName, REFRESH_TOKEN_TTL);
   }
   const actor: AuditActor = { type: "user", id: decider.id, email: decider.email };
   await recordAudit(ctx.prisma, {

@@ -2,7 +2,10 @@
  * The OAuth 2.1 authorization server (CONTRACT "Connect with OAuth 2.1"; issue 32): oidc-provider 9 (an OpenID
  * Certified library, ESM, Koa inside) mounted under `/oauth`, its state in `oauth_records` (adapter.ts), its keys in
  * `server_secrets`. Built lazily on the first request, because the issuer (`ctx.publicOrigin()`) is known only once
- * the server listens. What is on: authorization code + PKCE S256 (required for every client), rotating refresh tokens
+ * the server listens. oidc-provider takes one issuer per Provider, so there is one per served origin
+ * (served-origins.ts: one in production, `localhost` and `127.0.0.1` in development), each built on its origin's first
+ * request, all sharing the adapter (`oauth_records`), the keys and the cookie secret: a client registered, a grant
+ * given or a token issued through one is the same record for the other. What is on: authorization code + PKCE S256 (required for every client), rotating refresh tokens
  * (a reused one revokes its grant: oidc-provider's refresh_token grant), resource indicators (RFC 8707: opaque
  * 1-hour access tokens bound to one of oauth/resources.ts), `iss` in the authorization response (RFC 9207),
  * revocation (RFC 7009), Dynamic Client Registration (RFC 7591), Client ID Metadata Documents. Off: implicit, hybrid,
@@ -16,9 +19,14 @@ import { getOrCreateSecret } from "../db/server-secrets";
 import { SCOPES } from "@stageline/shared";
 import { oauthAdapterClass, sha256b64u } from "./adapter";
 import { importEsm } from "./esm";
+import { metadataDocumentFeature } from "./metadata-document-policy";
 import { guardedMetadataFetch } from "./metadata-fetch";
+import { markOutage, outageMiddleware, type KoaAnswer } from "./outage";
+import { formPostFormAction } from "./page-security";
 import { oauthResources } from "./resources";
-import { checkRedirectUris } from "./redirect-policy";
+import { servedOrigins } from "./served-origins";
+import { checkRedirectUris } from "../services/redirect-uri-policy";
+import { expiresWithSession, issueRefreshToken } from "./refresh-policy";
 import { registrationScopeMiddleware } from "./registration-scope";
 
 /** Where the provider is mounted. */
@@ -45,12 +53,16 @@ export interface OAuthProvider {
 }
 
 /** The part of Koa's request context the middlewares here use. */
-export interface KoaContext {
+export interface KoaContext extends KoaAnswer {
   method: string;
   path: string;
   query: Record<string, unknown>;
   req: IncomingMessage & { body?: unknown };
   is(type: string): string | false | null;
+  /** oidc-provider's request state (its parameters once parsed). */
+  oidc?: { params?: Record<string, unknown> };
+  response: { get(field: string): string };
+  set(field: string, value: string): void;
 }
 
 /** An oidc-provider Client (the metadata used here). */
@@ -58,6 +70,7 @@ export interface OAuthClient {
   clientId: string;
   clientName?: string;
   redirectUris: string[];
+  grantTypeAllowed(type: string): boolean;
   metadata(): Record<string, unknown>;
 }
 
@@ -66,8 +79,11 @@ export interface OAuthGrant {
   jti: string;
   accountId: string;
   clientId: string;
+  getOIDCScope(): string;
   addOIDCScope(scope: string): void;
   rejectOIDCScope(scope: string): void;
+  /** What the person rejected (oidc-provider's grant payload). */
+  rejected?: { openid?: { scope?: string } };
   addResourceScope(resource: string, scope: string): void;
   rejectResourceScope(resource: string, scope: string): void;
   save(): Promise<string>;
@@ -115,19 +131,26 @@ function consoleConfirmedPolicy(ip: OidcProviderModule["interactionPolicy"]): Pr
   return policy;
 }
 
-const providers = new WeakMap<AppContext, Promise<OAuthProvider>>();
+/** Each context's providers, by issuer origin. */
+const providers = new WeakMap<AppContext, Map<string, Promise<OAuthProvider>>>();
 
 /**
- * The authorization server of `ctx`, built on first use (after listen, when `ctx.publicOrigin()` is known) and shared
- * by every later caller.
- * @throws what building it threw (the next call tries again).
+ * The authorization server of `ctx` whose issuer is `origin` (one of served-origins.ts `servedOrigins(ctx).origins`;
+ * the default one when omitted), built on first use (after listen, when `ctx.publicOrigin()` is known) and shared by
+ * every later caller.
+ * @throws Error when `origin` is not a served origin; what building it threw (the next call tries again).
  */
-export function oauthProvider(ctx: AppContext): Promise<OAuthProvider> {
-  let p = providers.get(ctx);
+export function oauthProvider(ctx: AppContext, origin?: string): Promise<OAuthProvider> {
+  const served = servedOrigins(ctx);
+  const issuer = origin ?? served.origins[0]!;
+  if (!served.origins.includes(issuer)) return Promise.reject(new Error(`${issuer} is not an origin this server answers as`));
+  let byOrigin = providers.get(ctx);
+  if (!byOrigin) providers.set(ctx, (byOrigin = new Map()));
+  let p = byOrigin.get(issuer);
   if (!p) {
-    p = buildProvider(ctx);
-    providers.set(ctx, p);
-    p.catch(() => providers.delete(ctx));
+    const building = buildProvider(ctx, issuer);
+    byOrigin.set(issuer, (p = building));
+    building.catch(() => byOrigin.delete(issuer));
   }
   return p;
 }
@@ -138,9 +161,15 @@ async function signingKey(ctx: AppContext): Promise<object> {
   return JSON.parse(await getOrCreateSecret(ctx.prisma, "oauth_signing_jwk", candidate)) as object;
 }
 
-async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
+/**
+ * Builds the provider whose issuer is `origin`. It issues tokens for the resources of any served origin (a token's
+ * `aud` names the same server either way, and a grant given through one origin can be refreshed through the other),
+ * and a request that names no `resource` gets its own origin's REST API.
+ */
+async function buildProvider(ctx: AppContext, origin: string): Promise<OAuthProvider> {
   const { default: Provider, errors, interactionPolicy } = await importEsm<OidcProviderModule>("oidc-provider");
-  const resources = oauthResources(ctx.publicOrigin());
+  const resources = oauthResources(origin);
+  const known = new Set(servedOrigins(ctx).resources.flatMap((r) => [r.rest, r.mcp]));
   const cookieKey = await getOrCreateSecret(ctx.prisma, "oauth_cookie_key", randomBytes(32).toString("base64url"));
   const jwk = await signingKey(ctx);
   const apiScopes = SCOPES.join(" ");
@@ -157,6 +186,9 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     clientDefaults: { grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "client_secret_basic", id_token_signed_response_alg: "ES256" },
     rotateRefreshToken: true,
+    // A refresh token once the person consented on the consent page, asked for or not (refresh-policy.ts).
+    issueRefreshToken,
+    expiresWithSession,
     // Opaque tokens only: nothing signed leaves the server except what oidc-provider signs for its own cookies.
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL,
@@ -197,14 +229,14 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
       dPoP: { enabled: false },
       revocation: { enabled: true },
       registration: { enabled: true, initialAccessToken: false },
-      clientIdMetadataDocument: { enabled: true, ack: "draft-02" },
+      clientIdMetadataDocument: metadataDocumentFeature(errors.InvalidClient!),
       resourceIndicators: {
         enabled: true,
         // A request without `resource` gets a token for the REST API (never one for a userinfo endpoint: off).
         defaultResource: () => resources.rest,
         useGrantedResource: () => true,
         getResourceServerInfo(_c: unknown, indicator: string) {
-          if (indicator !== resources.rest && indicator !== resources.mcp) throw new errors.InvalidTarget!("unknown resource");
+          if (!known.has(indicator)) throw new errors.InvalidTarget!("unknown resource");
           return { scope: apiScopes, audience: indicator, accessTokenTTL: ACCESS_TOKEN_TTL, accessTokenFormat: "opaque" };
         },
       },
@@ -226,6 +258,8 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   provider.Client.prototype.compareClientSecret = function (actual: string) {
     return compare.call(this, sha256b64u(String(actual)));
   };
+  // First, so outermost: a database that cannot be reached is 503 with Retry-After, not the provider's 500 (outage.ts).
+  provider.use(outageMiddleware(ctx.logger));
   // An authorization request that names no scope asks for every API scope (the consent page then offers them all,
   // ticked as far as the user's role allows): MCP clients may omit `scope` when they know none.
   // (Koa sees the path below the Express mount.)
@@ -235,6 +269,10 @@ async function buildProvider(ctx: AppContext): Promise<OAuthProvider> {
   });
   // MCP clients register with their API scopes as `scope`, which oidc-provider would refuse (registration-scope.ts).
   provider.use(registrationScopeMiddleware);
-  provider.on("server_error", (_c: unknown, err: unknown) => ctx.logger.error({ err }, "oauth server error"));
+  // The console's `form-action 'self'` (page-security.ts) widened to the redirect URI's origin on a form_post page.
+  provider.use(formPostFormAction);
+  provider.on("server_error", (c: unknown, err: unknown) => {
+    if (!markOutage(c as object, err)) ctx.logger.error({ err }, "oauth server error");
+  });
   return provider;
 }

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import type { Database } from "../db/database";
 import { unappliedMigrations } from "../db/migrations";
 import { pingDatabase } from "../db/readiness";
+import { isDatabaseUnreachable } from "../db/unreachable";
 import { DeadlineExceeded, within } from "./deadline";
 
 /** The readiness checks' time limit, in milliseconds (well under the usual 5-10 s probe timeouts). */
@@ -17,6 +18,13 @@ export interface ReadinessChecks {
   database: "ok" | "unreachable" | "timeout";
   migrations: "ok" | "pending" | "unreadable" | "timeout" | "skipped";
 }
+
+/**
+ * The `detail` when the check's error means the database cannot be reached (db/unreachable.ts). No driver text: the
+ * probe is public; the log has the error.
+ */
+export const UNREACHABLE_DETAIL =
+  "The database cannot be reached: the connection was refused or lost. API requests answer 503 service_unavailable until it is back.";
 
 /** `ready` and why not, in words an operator can act on (no error text from the driver: the probe is public). */
 export interface Readiness {
@@ -39,8 +47,9 @@ export async function checkReadiness(db: Database, logger: Logger, timeoutMs: nu
   } catch (err) {
     checks.database = err instanceof DeadlineExceeded ? "timeout" : "unreachable";
     logger.warn({ err }, "readiness: the database did not answer");
-    const detail =
-      checks.database === "timeout" ? `The database did not answer within ${timeoutMs} ms.` : "The database cannot be reached.";
+    let detail = checks.database === "timeout" ? `The database did not answer within ${timeoutMs} ms.` : "The database cannot be reached.";
+    // The same test that turns API answers into 503 service_unavailable (db/unreachable.ts) says why, when it knows.
+    if (isDatabaseUnreachable(err)) detail = UNREACHABLE_DETAIL;
     return { ready: false, checks, detail };
   }
   try {

@@ -4,7 +4,7 @@
  * written by hand: paths, parameters, bodies, responses and problem codes all come from the contract.
  *
  * Every keyed operation documents the problems any keyed request can meet (400 malformed request, 401, 402, 408 slow
- * body, 413, 429 with `Retry-After`, 500) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
+ * body, 413, 429 with `Retry-After`, 500, 503 `service_unavailable` with `Retry-After`) plus 403 when it needs a scope and its own codes (CONTRACT "Errors"); every response
  * of a keyed operation carries the IETF `RateLimit-*` headers (CONTRACT "Scopes and limits"), and every response of
  * every operation `Request-Id`, whose value problem bodies repeat as `request_id` (CONTRACT "Request ids and the
  * request log").
@@ -59,6 +59,7 @@ const KEYED_ERRORS: readonly ErrorCode[] = [
   "request_timeout",
   "payload_too_large",
   "rate_limited",
+  "service_unavailable",
   "internal",
 ];
 
@@ -83,6 +84,7 @@ const EXAMPLE_DETAILS: Record<ErrorCode, string> = {
   payload_erased: "The item of this delivery was deleted and its payload erased; it cannot be sent again.",
   cursor_expired: "Event 01935d70-1b2c-7d4e-8f50-6a7b8c9d0e1f is no longer retained: events may have been missed. Resynchronize, then follow the feed from a recent event.",
   batch_failed: "Operation 2 failed, so none of this atomic batch was applied (the others answer 424). Fix it and send the batch again.",
+  service_unavailable: "The service cannot reach its database just now. Retry after 5 seconds.",
   internal: "Something went wrong on our side. Please try again.",
 };
 
@@ -97,7 +99,10 @@ const EXAMPLE_EXTRAS: Partial<Record<ErrorCode, Parameters<typeof createProblem>
 /** What each status means, for the response descriptions. */
 const STATUS_MEANING: Record<number, string> = {
   400: "Malformed request: invalid JSON, a body or query that fails its schema (every failing field in `errors`), or a malformed `Idempotency-Key`.",
-  401: "API key missing, unknown, revoked or expired.",
+  401:
+    "Credentials missing or not valid: an API key missing, unknown, revoked or expired, or an OAuth access token expired, " +
+    "unknown or issued for the other resource (`token_error`: `expired`, `unknown`, `wrong_resource`; the " +
+    "`WWW-Authenticate: Bearer error=\"invalid_token\"` challenge's `error_description` says it in words).",
   402: "The company's subscription is inactive.",
   403: "The key lacks the scope this operation needs (named in `detail`).",
   404: "An id in the path does not exist or belongs to another company.",
@@ -107,6 +112,7 @@ const STATUS_MEANING: Record<number, string> = {
   422: "Well-formed request whose references do not resolve.",
   429: "Over the rate limit; retry after `Retry-After` seconds.",
   500: "Unexpected server error (no stack trace or SQL is ever shown).",
+  503: "The database cannot be reached just now; retry after `Retry-After` seconds (nothing was half-written). May come before the rate limiter has counted the request, so the RateLimit headers may be missing.",
 };
 
 const CODE_MEANING: Partial<Record<ErrorCode, string>> = {
@@ -215,9 +221,16 @@ function problemResponse(
     request_id: problemRequestId,
     ...(extended?.shape ?? {}),
   });
-  const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use");
-  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers.
-  const headers: Record<string, z.ZodType> = { [REQUEST_ID_HEADER]: requestIdHeader, ...(keyed && status !== 408 ? rateLimitHeaders.shape : {}) };
+  const retryCodes = sorted.filter((c) => c === "rate_limited" || c === "idempotency_key_in_use" || c === "service_unavailable");
+  // A 408 can be answered before the rate limiter has run (http/body-timeout.ts), so it documents no RateLimit headers;
+  // a 503 may come from the key lookup before it, or from a later step after it, so they are optional there.
+  const rateLimit: Record<string, z.ZodType> =
+    keyed && status === 503
+      ? Object.fromEntries(Object.entries(rateLimitHeaders.shape).map(([name, schema]) => [name, schema.optional()]))
+      : keyed && status !== 408
+        ? { ...rateLimitHeaders.shape }
+        : {};
+  const headers: Record<string, z.ZodType> = { [REQUEST_ID_HEADER]: requestIdHeader, ...rateLimit };
   // Required when every code of the status sends it; optional beside codes that do not (the upsert's 409s).
   if (retryCodes.length > 0) headers["Retry-After"] = retryCodes.length === sorted.length ? retryAfter : retryAfter.optional();
   if (idempotent && status < 500 && status !== 429) headers[IDEMPOTENT_REPLAYED_HEADER] = replayedHeader;
@@ -341,8 +354,9 @@ function documentInput(operations: readonly ApiOperation[]): ZodOpenApiObject {
         "(or as `Authorization: Bearer <key>`), or with an OAuth 2.1 access token as `Authorization: Bearer <token>` issued for " +
         "the resource `<origin>/v1/ext` (its Protected Resource Metadata is at `/.well-known/oauth-protected-resource/v1/ext`); " +
         "a token carries the scopes the user granted and has its own rate limit per grant. A request without any credential " +
-        "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; an invalid or expired token `401` with " +
-        "`error=\"invalid_token\"`; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
+        "gets `401` with `WWW-Authenticate: Bearer resource_metadata=..., scope=...`; a token that expired, is unknown or was " +
+        "issued for the other resource `401` with `error=\"invalid_token\"`, an `error_description` and the problem's " +
+        "`token_error` saying which; a token lacking a scope `403` with `error=\"insufficient_scope\"` and the scope needed. " +
         "Errors are RFC 9457 problem details (`application/problem+json`) with a stable `code`. Every response carries " +
         "`Request-Id`, which problem bodies repeat as `request_id`: quote it to support or search for it in the console. Every keyed response carries " +
         `\`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` (${RATE_LIMIT.limit} requests per key, or per OAuth grant, per ${RATE_LIMIT.windowSeconds}-second window). ` +

@@ -40,6 +40,7 @@ import { findStoredResponse, holdKeyForRequest, storeFailureOrRead, storeRespons
 import { inEnclosingTransaction, type TransactionQuery } from "../db/sql";
 import { lockMatchKeysOfMany } from "../db/upsert-locks";
 import type { AuditActor } from "./audit-log";
+import { outageOf } from "./database-outage";
 import { DomainError } from "./errors";
 import { keyInUse, StoredResponseFound, type IdempotencyClaim } from "./idempotency";
 import { deleteItem } from "./item-delete";
@@ -216,12 +217,18 @@ async function runEachWith<Op extends { ref: string | null }, R>(ctx: AppContext
   return { status: 200, body: { results } };
 }
 
-/** One operation on its own, as alone: its result, a DomainError its problem, anything else a 500 (logged). */
+/**
+ * One operation on its own, as alone: its result, a DomainError its problem, an unreachable database 503
+ * `service_unavailable`, anything else a 500 (logged).
+ */
 async function runAlone<Op extends { ref: string | null }, R>(ctx: AppContext, { resourceKey, apply }: BatchRun<Op, R>, index: number, op: Op): Promise<Result> {
   try {
     return success(index, op.ref, resourceKey, await apply(ctx, op));
   } catch (err) {
     if (err instanceof DomainError) return failure(index, op.ref, resourceKey, problemOf(err));
+    // As alone: a database that cannot be reached is 503 service_unavailable (services/database-outage.ts).
+    const outage = outageOf(err);
+    if (outage) return failure(index, op.ref, resourceKey, problemOf(outage));
     // As alone: a 500 whose details stay in the log. The operations before it stay applied.
     ctx.logger.error({ err, index }, "batch operation failed unexpectedly");
     return failure(index, op.ref, resourceKey, createProblem("internal", "Something went wrong on our side with this operation. Please try it again."));

@@ -25,16 +25,20 @@ export interface FeedPage {
   next: FeedNext;
 }
 
-/** The cursor of the newest-first order: base64url of `["seq", "<decimal seq>"]` (opaque to clients). */
-function encodeSeqCursor(seq: bigint): string {
+/**
+ * The cursor of the newest-first order: base64url of `["seq", "<decimal seq>"]` (opaque to clients). The console's
+ * Events page pages with it too (services/console-events.ts).
+ */
+export function encodeSeqCursor(seq: bigint): string {
   return Buffer.from(JSON.stringify(["seq", seq.toString()])).toString("base64url");
 }
 
 /**
  * Decodes `encodeSeqCursor`'s output.
+ * @returns the seq the next newest-first page starts below.
  * @throws DomainError 400 `validation_failed` (path `cursor`) for anything the server did not issue.
  */
-function decodeSeqCursor(cursor: string): bigint {
+export function decodeSeqCursor(cursor: string): bigint {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (!Array.isArray(value) || value.length !== 2 || value[0] !== "seq" || typeof value[1] !== "string") throw new Error("shape");

@@ -9,11 +9,11 @@ import type { PrismaClient } from "../generated/prisma/client";
 import * as clients from "../db/oauth-clients";
 import { recordAudit, type AuditActor } from "./audit-log";
 import { domainError, notFound } from "./errors";
+import { quoteUri, redirectUriRefusal, REDIRECT_URI_MAX_LENGTH, REDIRECT_URIS_MAX } from "./redirect-uri-policy";
 
-/** Limits of the registration form (every input bounded). */
+/** Limits of the registration form (every input bounded); the redirect URI limits are those of every client. */
 export const CLIENT_NAME_MAX = 100;
-export const REDIRECT_URIS_MAX = 10;
-export const REDIRECT_URI_MAX_LENGTH = 2000;
+export { REDIRECT_URIS_MAX, REDIRECT_URI_MAX_LENGTH };
 
 /** `public`: PKCE only, no secret (`token_endpoint_auth_method: none`); `confidential`: `client_secret_basic`. */
 export type ClientType = "public" | "confidential";
@@ -42,28 +42,13 @@ export interface ClientRegistration {
   type?: unknown;
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-
 /**
- * Why `uri` is not an acceptable redirect URI, or null: absolute, at most `REDIRECT_URI_MAX_LENGTH` characters,
- * `https:` (any host) or `http:` on a loopback host (RFC 8252 7.3; OAuth 2.1 2.3.1), no fragment, no credentials, no
- * wildcard: it is matched exactly.
+ * Why `uri` is not an acceptable redirect URI, as the form shows it (`"<uri>" <reason>.`), or null: the one redirect
+ * URI policy of every client (services/redirect-uri-policy.ts `redirectUriRefusal`).
  */
 export function redirectUriProblem(uri: string): string | null {
-  if (uri.length > REDIRECT_URI_MAX_LENGTH) return `A redirect URI is at most ${REDIRECT_URI_MAX_LENGTH} characters long.`;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return `"${uri.slice(0, 100)}" is not an absolute URL.`;
-  }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname))) {
-    return `${uri.slice(0, 100)}: use https, or http only on a loopback address (127.0.0.1, [::1], localhost).`;
-  }
-  if (uri.includes("#")) return `${uri.slice(0, 100)}: a redirect URI has no fragment (#).`;
-  if (url.username || url.password) return `${uri.slice(0, 100)}: a redirect URI carries no user name or password.`;
-  if (url.hostname.includes("*")) return `${uri.slice(0, 100)}: wildcards are not allowed; redirect URIs match exactly.`;
-  return null;
+  const why = redirectUriRefusal(uri);
+  return why === null ? null : `"${quoteUri(uri)}" ${why}.`;
 }
 
 function invalid(errors: { path: string; message: string }[]): never {

@@ -4,11 +4,11 @@
  * records (docs/oauth-storage.md), without the authorization server's code, and builds the request's AuthContext.
  */
 import crypto from "node:crypto";
-import { SCOPES, type Scope } from "@stageline/shared";
+import { SCOPES, type Scope, type TokenError } from "@stageline/shared";
 import type { PrismaClient } from "../generated/prisma/client";
 import * as tokens from "../db/oauth-tokens";
 import type { Authenticated } from "./api-keys";
-import { domainError, type DomainError } from "./errors";
+import { DomainError, domainError } from "./errors";
 
 /** The counter key prefix of an OAuth grant's rate limit (`grant:<grant id>`, CONTRACT: 60 per 60 s per grant). */
 export const GRANT_COUNTER_PREFIX = "grant:";
@@ -26,12 +26,50 @@ export function accessTokenRecordId(token: string): string {
 }
 
 /**
- * 401 for an access token that does not authenticate (unknown, expired, revoked with its grant, its user gone from its
- * company, or bound to the other resource). The problem code stays the contract's one 401 code, `invalid_api_key`; the `WWW-Authenticate`
- * header says `error="invalid_token"` (RFC 6750 §3.1; http/bearer-challenge.ts).
+ * 401 for an access token that does not authenticate (CONTRACT "Connect with OAuth 2.1": a token used on the other
+ * resource, or expired, says which; never "invalid API key"; issue 39). The problem code stays `invalid_api_key`, the
+ * contract's one code for bad credentials (CONTRACT "Errors" lists no other 401 code, and clients switch on it); the
+ * body's `token_error` says why (`TOKEN_ERRORS`), its `detail` says it in words, and `description` is the
+ * `error_description` of the `WWW-Authenticate: Bearer error="invalid_token"` challenge (RFC 6750 §3.1; built by
+ * http/bearer-challenge.ts).
  */
-export function invalidAccessToken(): DomainError {
-  return domainError("invalid_api_key", "The access token is invalid or expired. Refresh it, or connect the app again.");
+export class AccessTokenRejected extends DomainError {
+  constructor(
+    readonly reason: TokenError,
+    /** One sentence for `error_description` (printable ASCII, no double quote or backslash: RFC 6750 §3). */
+    readonly description: string,
+    detail: string,
+  ) {
+    super("invalid_api_key", detail, { token_error: reason });
+    this.name = "AccessTokenRejected";
+  }
+}
+
+/**
+ * Why a token was refused, from what its record says (db/oauth-tokens.ts `findAccessTokenState`), in this order: no
+ * record or its grant gone (revoked, user removed) is `unknown`; an `aud` that is not one of `resources` is
+ * `wrong_resource` (refreshing would not help, so it comes before expiry); past `expiresAt` is `expired`.
+ * @param resources the requested path's resource identifiers, the one at the origin the request addressed first.
+ */
+export function tokenRejection(state: tokens.AccessTokenState | null, resources: readonly string[], now: Date): AccessTokenRejected {
+  const here = resources[0]!;
+  if (state && state.grantLive && state.audience !== null && !resources.includes(state.audience)) {
+    const said = `The access token was issued for resource ${state.audience}, not for ${here}.`;
+    return new AccessTokenRejected(
+      "wrong_resource",
+      said,
+      `${said} Use it there, or get a token for this resource (authorization request with resource=${here}, RFC 8707).`,
+    );
+  }
+  if (state && state.grantLive && state.expiresAt.getTime() <= now.getTime()) {
+    const at = state.expiresAt.toISOString();
+    return new AccessTokenRejected("expired", `The access token expired at ${at}.`, `The access token expired at ${at}. Refresh it with the refresh token, or connect the app again.`);
+  }
+  return new AccessTokenRejected(
+    "unknown",
+    "The access token is unknown or was revoked.",
+    "The access token is unknown: it was revoked, its user left the company, it expired some time ago, or it was never issued. Refresh it, or connect the app again.",
+  );
 }
 
 /**
@@ -44,18 +82,21 @@ export function apiScopesOf(scope: string): Scope[] {
 }
 
 /**
- * Verifies an access token for a request to `resource` (the absolute resource identifier of the requested path,
- * oauth/resources.ts) and counts the request against its grant's rate limit in the same statement
+ * Verifies an access token for a request to `resources` (the identifiers of the requested path's resource,
+ * oauth/served-origins.ts `resourceIdentifiers`: one, or in development its `localhost` and `127.0.0.1` names, the
+ * addressed one first) and counts the request against its grant's rate limit in the same statement
  * (db/oauth-tokens.ts `findAccessTokenAndCountHit`): valid when its `AccessToken` record exists, is unexpired at
- * `now`, its `aud` is `resource`, its `Grant` record exists and the grant's user is still in the token's company
- * (docs/oauth-storage.md). The grant's `last_used_at` is written at most once a minute.
+ * `now`, its `aud` is one of `resources`, its `Grant` record exists and the grant's user is still in the token's
+ * company (docs/oauth-storage.md). The grant's `last_used_at` is written at most once a minute. A refused token costs
+ * a second read (`findAccessTokenState`) to say why.
  * @returns the AuthContext (credential `oauth`, the granted API scopes, the record's company) and the hits counted.
- * @throws DomainError 401 `invalid_api_key` (see `invalidAccessToken`); 402 `subscription_inactive`.
+ * @throws AccessTokenRejected 401 `invalid_api_key` with `token_error` (see `tokenRejection`); DomainError 402
+ * `subscription_inactive`.
  */
 export async function authenticateAccessToken(
   prisma: PrismaClient,
   token: string,
-  resource: string,
+  resources: readonly string[],
   now: Date,
   windowStart: Date,
 ): Promise<Authenticated> {
@@ -63,9 +104,12 @@ export async function authenticateAccessToken(
     keyPrefix: GRANT_COUNTER_PREFIX,
     windowStart,
     now,
-    resource,
+    resources,
   });
-  if (!found || found.token.audience !== resource) throw invalidAccessToken();
+  if (!found || found.token.audience === null || !resources.includes(found.token.audience)) {
+    const state = found ? { audience: found.token.audience, expiresAt: found.token.expiresAt, grantLive: true } : await tokens.findAccessTokenState(prisma, accessTokenRecordId(token), now);
+    throw tokenRejection(state, resources, now);
+  }
   const record = found.token;
   if (!record.company.subscriptionActive) {
     throw domainError("subscription_inactive", "API access requires an active subscription. Renew it in Company Settings.");

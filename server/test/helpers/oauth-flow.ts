@@ -69,6 +69,7 @@ export interface Hop {
   url: string;
   location: string | null;
   text: string;
+  headers: Headers;
 }
 
 /**
@@ -85,7 +86,7 @@ export class TestBrowser {
     const u = new URL(url, this.baseUrl);
     const res = await fetch(u, { ...init, redirect: "manual", headers: { ...(init.headers as Record<string, string>), cookie: this.jar.header(u.pathname) } });
     this.jar.take(res);
-    const hop = { status: res.status, url: u.href, location: res.headers.get("location"), text: await res.text() };
+    const hop = { status: res.status, url: u.href, location: res.headers.get("location"), text: await res.text(), headers: res.headers };
     this.hops.push(hop);
     return hop;
   }

@@ -1,6 +1,7 @@
 /**
- * The item page (`/console/pipelines/:id/items/:itemId`): the item, its custom fields, its tasks and its notes
- * (pinned first, then the others, newest first, a keyset page each; issue 30 item 5). Rendered by the item GET
+ * The item page (`/console/pipelines/:id/items/:itemId`): the item, its custom fields, its tasks, its notes
+ * (pinned first, then the others, newest first, a keyset page each; issue 30 item 5) and its Activity (its events,
+ * newest first, a page at a time: services/item-activity.ts; issue 40 item 5). Rendered by the item GET
  * (pages/pipelines.ts) and again, with the form's errors, by a note form that failed (pages/notes.ts).
  *
  * Note bodies are rendered here with console/note-markdown.ts (sanitized Markdown, raw HTML off): the view prints
@@ -8,6 +9,7 @@
  */
 import type { Request, Response } from "express";
 import type { AppContext } from "../../context";
+import { listItemActivity } from "../../services/item-activity";
 import { listItemNotes, type ItemNote } from "../../services/item-notes";
 import { describeItem } from "../../services/pipeline-views";
 import type { FieldError } from "../forms";
@@ -27,7 +29,8 @@ const query = (value: unknown): string | undefined => (typeof value === "string"
 
 /**
  * Renders the item page of `req`'s `:id` / `:itemId` with HTTP `status`; `form` re-fills the Add note form (its
- * `errors` and typed `values`) after a refused POST. The query's `notes` / `pinned_notes` cursors page the notes.
+ * `errors` and typed `values`) after a refused POST. The query's `notes` / `pinned_notes` cursors page the notes,
+ * `activity` the Activity.
  * @throws DomainError 404 `not_found` for an item of another company or pipeline; 400 for a cursor not issued here.
  */
 export async function renderItemPage(
@@ -42,6 +45,8 @@ export async function renderItemPage(
   const overview = await describeItem(ctx, companyId, pipelineId, String(req.params.itemId));
   const position = { cursor: query(req.query.notes), pinnedCursor: query(req.query.pinned_notes) };
   const notes = await listItemNotes(ctx, companyId, overview.item.item_id, position);
+  const activityCursor = query(req.query.activity);
+  const activity = await listItemActivity(ctx, companyId, overview.item.item_id, overview.fields, activityCursor);
   renderPage(
     req,
     res,
@@ -53,6 +58,8 @@ export async function renderItemPage(
       pinnedNotes: { items: notes.pinned.items.map(noteView), next: notes.pinned.next },
       otherNotes: { items: notes.others.items.map(noteView), next: notes.others.next },
       laterNotesPage: Boolean(position.cursor || position.pinnedCursor),
+      activity,
+      laterActivityPage: activityCursor !== undefined,
       errors: form.errors ?? [],
       values: form.values ?? {},
     },

@@ -9,6 +9,7 @@ import type { AppContext } from "../../context";
 import { resetTwoFactor, usersWithTwoFactor } from "../../services/two-factor";
 import { changeRole, getUser, inviteUser, listOpenInvites, listUsers, removeUser, ROLES, type UserManager } from "../../services/users";
 import { formErrors, type FieldError } from "../forms";
+import { consoleDate } from "../dates";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
 import { requireRole } from "../session";
@@ -56,7 +57,7 @@ export function teamRouter(ctx: AppContext): Router {
       const invite = await inviteUser(ctx.prisma, signedIn(req).company.id, { email: body.email, role: body.role }, manager(req));
       await notify(ctx.prisma, req, {
         kind: "success",
-        message: `Invitation for ${invite.email} (${invite.role}) created. Send them this link; it works once, until ${invite.expiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.`,
+        message: `Invitation for ${invite.email} (${invite.role}) created. Send them this link; it works once, until ${consoleDate(invite.expiresAt)}.`,
         secret: { label: `Invitation link for ${invite.email}`, value: `${req.protocol}://${req.get("host")}/console/invite/${invite.token}` },
       });
       res.redirect(303, "/console/team");

@@ -3,7 +3,8 @@
  * through the API, each endpoint's delivery log and one delivery in detail, for everyone; adding, editing,
  * pausing, resuming, deleting, revealing and rotating the signing secret, sending a test event, resending a
  * delivery and replaying the failed deliveries of a time range (issue 31, CONTRACT "Events feed": the API's replay)
- * for admins and owners. Thin: every handler parses the form, calls services/webhook-endpoints.ts with
+ * for admins and owners. The endpoint page charts its deliveries per hour by outcome and their latency over the last
+ * 24 hours or 7 days (`?window=24h|7d`; issue 40 item 6, console/charts/). Thin: every handler parses the form, calls services/webhook-endpoints.ts with
  * the signed-in company, and redirects (post/redirect/get). A revealed secret travels in the one-time encrypted
  * notice (console/flash.ts), never in a URL.
  */
@@ -31,6 +32,9 @@ import {
   type EndpointManager,
   type EndpointRow,
 } from "../../services/webhook-endpoints";
+import { consoleDate, utcDateTime } from "../dates";
+import { CHART_WINDOWS, endpointDeliveryChart, type ChartWindow } from "../../services/delivery-charts";
+import { deliveriesChart, latencyChart } from "../charts/delivery-charts";
 import { formErrors, type FieldError } from "../forms";
 import { notify } from "../flash";
 import { clientIp, signedIn } from "../request";
@@ -117,17 +121,6 @@ function postedReplayForm(body: Record<string, unknown>): ReplayForm {
 }
 
 /**
- * A time of the replay form as the contract's date-time: the console shows and takes times in UTC, and a
- * `datetime-local` input posts `YYYY-MM-DDTHH:MM` (seconds optional) without a zone (typed by hand, a space may
- * stand for the `T`), so `Z` is added; anything else is passed on as typed for the contract's schema to judge (a
- * full ISO 8601 time with its offset is accepted).
- */
-function utcDateTime(value: string): string {
-  const local = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(\.\d{1,3})?)?$/.exec(value);
-  return local ? `${local[1]}T${local[2]}${local[3] ?? ":00"}Z` : value;
-}
-
-/**
  * The replay of a posted form (shared `WebhookReplaySchema`: `since` required, `until` optional and after it; only
  * failed deliveries).
  * @throws DomainError 400 `validation_failed` naming `since` / `until`.
@@ -186,13 +179,23 @@ export function webhooksRouter(ctx: AppContext): Router {
     }
   });
 
-  /** The endpoint page (its delivery log filtered by `?outcome=`, paged by `?cursor=`), with the replay form as given. */
+  /**
+   * The endpoint page (its delivery log filtered by `?outcome=`, paged by `?cursor=`; its charts over `?window=`, 24h
+   * unless 7d), with the replay form as given.
+   */
   const renderEndpoint = async (req: Request, res: Response, replay: ReplayForm, errors: FieldError[] = []) => {
     const requested = query(req, "outcome");
     const outcome = OUTCOMES.find((o) => o === requested);
     const cursor = query(req, "cursor");
-    const deliveries = await listEndpointDeliveries(ctx, signedIn(req).company.id, param(req, "id"), { outcome, cursor });
+    const requestedWindow = query(req, "window");
+    const window: ChartWindow = requestedWindow === "7d" ? "7d" : "24h";
+    const companyId = signedIn(req).company.id;
+    const [deliveries, chart] = await Promise.all([
+      listEndpointDeliveries(ctx, companyId, param(req, "id"), { outcome, cursor }),
+      endpointDeliveryChart(ctx, companyId, param(req, "id"), window),
+    ]);
     const endpoint = deliveries.endpoint;
+    const charts = await Promise.all([deliveriesChart(chart.rows, chart, "endpoint"), latencyChart(chart.rows, chart, "endpoint")]);
     const page = {
       title: `Webhook endpoint ${endpoint.targetUrl}`,
       endpoint,
@@ -205,6 +208,9 @@ export function webhooksRouter(ctx: AppContext): Router {
       retentionDays: ctx.config.webhookRetentionDays,
       replay,
       maxReplay: MAX_REPLAY_DELIVERIES,
+      charts,
+      chartWindow: window,
+      chartWindows: Object.keys(CHART_WINDOWS),
       errors,
     };
     renderPage(req, res, "webhooks/endpoint", page, errors.length ? 400 : 200);
@@ -255,7 +261,7 @@ export function webhooksRouter(ctx: AppContext): Router {
     const user = signedIn(req);
     const secret = await revealSecret(ctx, user.company.id, user.role, param(req, "id"));
     const previous = secret.previousSecretExpiresAt
-      ? ` The previous secret also signs deliveries until ${secret.previousSecretExpiresAt.toISOString().slice(0, 16).replace("T", " ")} UTC.`
+      ? ` The previous secret also signs deliveries until ${consoleDate(secret.previousSecretExpiresAt)}.`
       : "";
     await notify(ctx.prisma, req, {
       kind: "success",
